@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Run every accuracy check over the shared corpora with one tg-extract binary.
+#   usage: bench/accuracy/run_all.sh [TG_EXTRACT] [CORPORA_TSV]
+#     TG_EXTRACT   default: target/release/tg-extract (built beforehand; this script never builds)
+#     CORPORA_TSV  the name<TAB>path<TAB>lang lines of ../shared/corpora/get.sh (default: run it)
+# Streams are written to $OUT (default: a temp dir) and kept for inspection. Each check's JSON summary
+# line goes to stdout; the exit code is 1 when any check misses its thresholds.
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+tg="${1:-$here/../../target/release/tg-extract}"
+tsv="${2:-}"
+out="${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/tg-accuracy.XXXXXX")}"
+[ -x "$tg" ] || { echo "no tg-extract at $tg (build it first)" >&2; exit 2; }
+if [ -z "$tsv" ]; then tsv="$out/corpora.tsv"; bash "$here/../../../shared/corpora/get.sh" > "$tsv"; fi
+echo "streams in $out" >&2
+rc=0; calls=()
+while IFS=$'\t' read -r name path lang; do
+  "$tg" --root "$path" "$path" > "$out/$name.ndjson" 2> "$out/$name.err" || echo "tg-extract failed on $name" >&2
+  case "$lang" in
+    python) python3 "$here/py_defs.py" "$path" "$out/$name.ndjson" || rc=1
+            case "$name" in requests|rich|httpx) calls+=("$path" "$out/$name.ndjson");; esac ;;
+    c)      python3 "$here/c_defs.py" "$path" "$out/$name.ndjson" || rc=1 ;;
+  esac
+done < "$tsv"
+[ ${#calls[@]} -gt 0 ] && { python3 "$here/py_calls.py" "${calls[@]}" || rc=1; }
+exit $rc

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Self-test of the ground-truth side of the accuracy scripts (no tg-extract needed).
+
+usage: python3 bench/accuracy/selftest.py [-v]
+
+Each test writes a small fixture repository into a temp dir and checks what the independent
+resolvers consider true, so a change to a rule shows up here before it silently moves a score.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import py_calls  # noqa: E402
+from common import collect_defs, parse_python  # noqa: E402
+
+
+def write_tree(root: str, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(textwrap.dedent(text))
+
+
+class Fixture(unittest.TestCase):
+    def setUp(self) -> None:
+        self.root = tempfile.mkdtemp(prefix="tg-acc-")
+
+    def tearDown(self) -> None:
+        shutil.rmtree(self.root)
+
+
+class DefIds(Fixture):
+    def test_qualnames_kinds_and_repeats(self) -> None:
+        write_tree(self.root, {"a.py": """
+            import sys
+            if sys.version_info > (3,):
+                def f(): pass
+            else:
+                def f():
+                    def inner(): pass
+            class C:
+                try:
+                    def m(self): pass
+                except Exception:
+                    pass
+                @property
+                def p(self):
+                    class Local:
+                        def lm(self): pass
+                    return Local
+            def f(): pass
+            """})
+        defs = collect_defs(parse_python(self.root, "a.py"), "a.py")
+        got = {d.id: (d.kind, d.node.lineno) for d in defs}
+        self.assertEqual(got, {
+            "a.py::f": ("function", 4), "a.py::f#2": ("function", 6),
+            "a.py::f.inner": ("function", 7), "a.py::C": ("class", 8),
+            "a.py::C.m": ("method", 10), "a.py::C.p": ("method", 14),
+            "a.py::C.p.Local": ("class", 15), "a.py::C.p.Local.lm": ("method", 16),
+            "a.py::f#3": ("function", 18),
+        })
+
+
+class Calls(Fixture):
+    FILES = {
+        "src/pkg/__init__.py": "from .util import helper\n",
+        "src/pkg/util.py": """
+            def helper(): return 1
+            def twice(): pass
+            if True:
+                def twice(): pass
+            def shadowed(): pass
+            shadowed = 3
+            """,
+        "src/pkg/sub/other.py": "def f(): pass\n",
+        "src/pkg/sub/mod.py": """
+            from ..util import helper as h, twice, shadowed
+            from .. import util
+            import pkg.util as u
+            from datetime import date
+            from pkg.sub import other
+            class C:
+                def m(self): pass
+                def get(self):
+                    h(); twice(); shadowed(); util.helper(); u.helper(); other.f(); date()
+                    self.m(); get(); self.nope(); super().m()
+                    def inner(): self.m()
+                if True:
+                    def m2(self, x=helper2()): pass
+            def get():
+                helper2 = 1
+                helper2()
+            def helper2(): pass
+            def f(a):
+                @deco(helper2())
+                def g(): helper2()
+                class L:
+                    def m(self): helper2(); get()
+                    helper2()
+                for get in a: pass
+                return lambda h: h()
+            def deco(x): return lambda fn: fn
+            """,
+        "tests/__init__.py": "",
+        "tests/helpers.py": "def aid(): pass\n",
+        "tests/test_a.py": "from pkg.sub.mod import get\nfrom .helpers import aid\n"
+                           "def test_x():\n    get(); aid()\n",
+        "star.py": "from os import *\ndef g(): pass\ndef h(): g()\n",
+    }
+
+    def test_certain_sites(self) -> None:
+        write_tree(self.root, self.FILES)
+        corpus = py_calls.Corpus(self.root)
+        got = set()
+        for m in corpus.modules.values():
+            sites, _ = py_calls.call_sites(corpus, m)
+            got |= {(s.rule, s.line, s.src.split("::")[1], s.dst) for s in sites}
+        mod, util = "src/pkg/sub/mod.py", "src/pkg/util.py"
+        self.assertEqual(got, {
+            ("import", 10, "C.get", f"{util}::helper"),           # h() via `helper as h`
+            ("module", 10, "C.get", f"{util}::helper"),           # util.helper(), u.helper()
+            ("module", 10, "C.get", "src/pkg/sub/other.py::f"),   # other.f()
+            ("self", 11, "C.get", f"{mod}::C.m"),
+            ("local", 11, "C.get", f"{mod}::get"),               # not the method C.get
+            ("local", 20, "f", f"{mod}::deco"),                  # decorator: the enclosing def
+            ("local", 20, "f", f"{mod}::helper2"),
+            ("local", 21, "f.g", f"{mod}::helper2"),
+            ("local", 23, "f.L.m", f"{mod}::helper2"),           # get() there: f binds get
+            ("import", 4, "test_x", f"{mod}::get"),              # absolute, from src/
+            ("import", 4, "test_x", "tests/helpers.py::aid"),    # relative
+        })
+
+
+@unittest.skipUnless(shutil.which("ctags"), "universal-ctags not on PATH")
+class CTags(Fixture):
+    def test_definitions_only(self) -> None:
+        write_tree(self.root, {"x.h": """
+            struct point { int x, y; };
+            typedef struct { int a; } anon_t;
+            union u { int i; float f; };
+            enum color { RED, GREEN };
+            int proto(int a);
+            #define SQUARE(x) ((x) * (x))
+            """, "x.c": """
+            #include "x.h"
+            static int
+            helper(int a)
+            {
+                return a;
+            }
+            int proto(int a) { return helper(a); }
+            """})
+        out = subprocess.run([sys.executable, os.path.join(HERE, "c_defs.py"), self.root,
+                              "--truth-only"], capture_output=True, text=True, check=True)
+        counts = json.loads(out.stdout)["truth_by_kind"]
+        self.assertEqual(counts, {"struct": 1, "union": 1, "enum": 1, "function": 2})
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,81 @@
+//! Command-line options.
+
+use clap::Parser;
+use std::path::PathBuf;
+
+/// Extract a code graph (symbols, calls, imports, includes, inheritance) from a repository and
+/// write it as NDJSON (one JSON record per line; see `tg_shared::record` for the schema).
+///
+/// Exit codes: 0 done (per-file problems are `diagnostic` records), 2 bad arguments, 64 a path
+/// outside the root, 66 a path that does not exist, 73 the output cannot be written, 74 other I/O.
+#[derive(Debug, Parser)]
+#[command(name = "tg-extract", version)]
+pub struct Cli {
+    /// Files or directories to extract, relative to the current directory (default: the root).
+    pub paths: Vec<PathBuf>,
+
+    /// Repository root; ids are relative to it (default: the git top level, else the current
+    /// directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+
+    /// Write the stream to FILE (only if its content changed) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Skip paths matching GLOB (repo-relative, gitignore-style `*`, `**`); repeatable.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+
+    /// Skip files larger than this many bytes (suffixes K, M, KiB, MiB accepted).
+    #[arg(long, value_name = "BYTES", default_value = "2MiB", value_parser = parse_size)]
+    pub max_file_size: u64,
+
+    /// Parse with at most N threads (default: all cores).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Neither read nor write the per-file cache in .tldrgraph/cache/.
+    #[arg(long)]
+    pub no_cache: bool,
+
+    /// Print nothing on stderr but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// `2097152`, `512K`, `2M`, `2MiB` → bytes.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let number: u64 = digits
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size (try 2097152 or 2MiB)"))?;
+    let factor = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1024,
+        "m" | "mb" | "mib" => 1024 * 1024,
+        "g" | "gb" | "gib" => 1024 * 1024 * 1024,
+        other => return Err(format!("unknown size unit {other:?} (use K, M or G)")),
+    };
+    number
+        .checked_mul(factor)
+        .ok_or_else(|| format!("{text:?} is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_parse_with_units() {
+        assert_eq!(parse_size("2MiB"), Ok(2 * 1024 * 1024));
+        assert_eq!(parse_size("512K"), Ok(512 * 1024));
+        assert_eq!(parse_size("100"), Ok(100));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("3X").is_err());
+    }
+}

@@ -1,0 +1,693 @@
+//! Cross-file resolution: turns every file's [`FileFacts`] into ids and edges.
+//!
+//! Language-neutral: it follows scopes, imports, module keys and class bases as the facts
+//! describe them, and asks the [`Language`] only about module keys and builtins. Resolution
+//! kinds, most certain first: `local` (a definition visible in scope), `self` (a member of the
+//! enclosing class or impl, or of its bases), `import` (through an import binding), `unique` (the
+//! only repository symbol of that name), `ambiguous` (one of a few; an edge to each).
+
+use std::collections::{HashMap, HashSet};
+use tg_shared::lang::{Binding, FileFacts, Language, ModuleRef, RefKind, ScopeRule, Target};
+use tg_shared::record::{EdgeKind, NodeKind, Resolution};
+
+/// At most this many candidates get an `ambiguous` edge each; more means we know nothing.
+const MAX_AMBIGUOUS: usize = 3;
+/// How far re-exports (`from .api import get` in `__init__.py`) and base classes are followed.
+const MAX_HOPS: usize = 8;
+
+/// A symbol: (file index, symbol index in that file's facts).
+pub type Sym = (u32, u32);
+
+/// A file with its facts, as resolution needs it.
+pub struct Unit<'a> {
+    pub path: &'a str,
+    pub lang: &'static dyn Language,
+    pub facts: &'a FileFacts,
+}
+
+/// One resolved relation before aggregation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RawEdge {
+    pub kind: EdgeKind,
+    pub src: Sym,
+    pub dst: Sym,
+    pub line: u32,
+    pub resolution: Option<Resolution>,
+}
+
+/// Resolution counters for the summary.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ResolveStats {
+    pub calls_unresolved: u64,
+    pub imports_external: u64,
+}
+
+#[derive(Debug, Clone)]
+enum Lookup {
+    Symbols(Vec<Sym>, Resolution),
+    /// A module key prefix (Python `import a.b` binds `a`, which may not be a file itself).
+    ModuleKey {
+        lang: &'static str,
+        key: String,
+        file: Option<u32>,
+    },
+    /// Bound to something outside the repository: never fall back to a same-named symbol.
+    External,
+    /// Bound by a parameter or assignment: a value we cannot see through.
+    Opaque,
+    NotFound,
+}
+
+pub struct Resolver<'a> {
+    units: &'a [Unit<'a>],
+    by_path: HashMap<&'a str, u32>,
+    /// lang → module key → files registering it.
+    by_key: HashMap<&'static str, HashMap<String, Vec<u32>>>,
+    /// (file, scope, name) → definitions in that scope.
+    children: HashMap<(u32, u32, &'a str), Vec<u32>>,
+    /// (file, scope, name) → import indices binding that name there.
+    bindings: HashMap<(u32, u32, &'a str), Vec<u32>>,
+    /// (file, scope) → star imports.
+    stars: HashMap<(u32, u32), Vec<u32>>,
+    locals: HashSet<(u32, u32, &'a str)>,
+    /// (lang, name) → top-level callables (the bare-name fallback).
+    top_level: HashMap<(&'static str, &'a str), Vec<Sym>>,
+    /// (lang, name) → methods (the unknown-receiver fallback).
+    methods: HashMap<(&'static str, &'a str), Vec<Sym>>,
+    /// (lang, owner type, name) → methods defined outside their type (Rust impls, traits).
+    owned: HashMap<(&'static str, &'a str, &'a str), Vec<Sym>>,
+    /// (lang, type name) → class-like symbols, for `Type::method` when `Type` was not resolved.
+    types: HashMap<(&'static str, &'a str), Vec<Sym>>,
+}
+
+fn is_type_like(kind: NodeKind) -> bool {
+    matches!(
+        kind,
+        NodeKind::Class | NodeKind::Struct | NodeKind::Enum | NodeKind::Union | NodeKind::Trait
+    )
+}
+
+impl<'a> Resolver<'a> {
+    pub fn new(units: &'a [Unit<'a>]) -> Self {
+        let mut r = Resolver {
+            units,
+            by_path: HashMap::new(),
+            by_key: HashMap::new(),
+            children: HashMap::new(),
+            bindings: HashMap::new(),
+            stars: HashMap::new(),
+            locals: HashSet::new(),
+            top_level: HashMap::new(),
+            methods: HashMap::new(),
+            owned: HashMap::new(),
+            types: HashMap::new(),
+        };
+        for (f, unit) in units.iter().enumerate() {
+            let f = f as u32;
+            let lang = unit.lang.id();
+            r.by_path.insert(unit.path, f);
+            let keys = r.by_key.entry(lang).or_default();
+            for key in unit.lang.module_keys(unit.path) {
+                keys.entry(key).or_default().push(f);
+            }
+            let symbols = &unit.facts.symbols;
+            for (i, sym) in symbols.iter().enumerate() {
+                let i = i as u32;
+                let Some(parent) = sym.parent else { continue };
+                r.children
+                    .entry((f, parent, sym.name.as_str()))
+                    .or_default()
+                    .push(i);
+                let parent_kind = symbols.get(parent as usize).map(|p| p.kind);
+                if sym.kind.is_callable()
+                    && sym.kind != NodeKind::Method
+                    && matches!(parent_kind, Some(NodeKind::Module | NodeKind::Mod))
+                {
+                    r.top_level
+                        .entry((lang, sym.name.as_str()))
+                        .or_default()
+                        .push((f, i));
+                }
+                if sym.kind == NodeKind::Method {
+                    r.methods
+                        .entry((lang, sym.name.as_str()))
+                        .or_default()
+                        .push((f, i));
+                }
+                if let Some(owner) = sym.owner_type.as_deref() {
+                    r.owned
+                        .entry((lang, owner, sym.name.as_str()))
+                        .or_default()
+                        .push((f, i));
+                }
+                if is_type_like(sym.kind) {
+                    r.types
+                        .entry((lang, sym.name.as_str()))
+                        .or_default()
+                        .push((f, i));
+                }
+            }
+            for (i, import) in unit.facts.imports.iter().enumerate() {
+                let i = i as u32;
+                match &import.binding {
+                    Binding::None => {}
+                    Binding::Module { name, .. } | Binding::Member { name, .. } => {
+                        r.bindings
+                            .entry((f, import.scope, name.as_str()))
+                            .or_default()
+                            .push(i);
+                    }
+                    Binding::Star { .. } => r.stars.entry((f, import.scope)).or_default().push(i),
+                }
+            }
+            for (scope, name) in &unit.facts.locals {
+                r.locals.insert((f, *scope, name.as_str()));
+            }
+        }
+        r
+    }
+
+    /// Every edge of the repository, unaggregated, in a deterministic order.
+    pub fn edges(&self, stats: &mut ResolveStats) -> Vec<RawEdge> {
+        let mut out = Vec::new();
+        for (f, unit) in self.units.iter().enumerate() {
+            let f = f as u32;
+            for (i, sym) in unit.facts.symbols.iter().enumerate() {
+                if let Some(parent) = sym.parent {
+                    out.push(RawEdge {
+                        kind: EdgeKind::Contains,
+                        src: (f, parent),
+                        dst: (f, i as u32),
+                        line: sym.line_start,
+                        resolution: None,
+                    });
+                }
+            }
+            for import in &unit.facts.imports {
+                let Some(kind) = import.edge else { continue };
+                match import
+                    .target
+                    .iter()
+                    .find_map(|t| self.module_ref(unit, f, t))
+                {
+                    Some(target) if target != f => out.push(RawEdge {
+                        kind,
+                        src: (f, 0),
+                        dst: (target, 0),
+                        line: import.line,
+                        resolution: Some(Resolution::Import),
+                    }),
+                    Some(_) => {}
+                    None => stats.imports_external += 1,
+                }
+            }
+            for reference in &unit.facts.refs {
+                let (targets, resolution) = match reference.kind {
+                    RefKind::Call => self.resolve_call(f, reference.scope, &reference.target),
+                    RefKind::Inherit => self.resolve_base(f, reference.scope, &reference.target),
+                };
+                if targets.is_empty() && reference.kind == RefKind::Call {
+                    stats.calls_unresolved += 1;
+                }
+                let kind = match reference.kind {
+                    RefKind::Call => EdgeKind::Calls,
+                    RefKind::Inherit => EdgeKind::Inherits,
+                };
+                for dst in targets {
+                    out.push(RawEdge {
+                        kind,
+                        src: (f, reference.scope),
+                        dst,
+                        line: reference.line,
+                        resolution: Some(resolution),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn symbol(&self, (f, i): Sym) -> &'a tg_shared::lang::Symbol {
+        &self.units[f as usize].facts.symbols[i as usize]
+    }
+
+    fn lang_of(&self, f: u32) -> &'static dyn Language {
+        self.units[f as usize].lang
+    }
+
+    /// The file a module reference names, preferring the candidate nearest the importer.
+    fn module_ref(&self, unit: &Unit, importer: u32, target: &ModuleRef) -> Option<u32> {
+        match target {
+            ModuleRef::Path(path) => self
+                .by_path
+                .get(path.as_str())
+                .copied()
+                .filter(|&f| self.units[f as usize].lang.id() == unit.lang.id()),
+            ModuleRef::Key(key) => self.module_by_key(unit.lang.id(), key, importer),
+        }
+    }
+
+    fn module_by_key(&self, lang: &'static str, key: &str, importer: u32) -> Option<u32> {
+        let candidates = self.by_key.get(lang)?.get(key)?;
+        if candidates.len() == 1 {
+            return Some(candidates[0]);
+        }
+        let from = self.units[importer as usize].path;
+        candidates.iter().copied().min_by_key(|&c| {
+            let path = self.units[c as usize].path;
+            (
+                std::cmp::Reverse(common_dir_prefix(from, path)),
+                path.len(),
+                path,
+            )
+        })
+    }
+
+    fn resolve_call(&self, f: u32, scope: u32, target: &Target) -> (Vec<Sym>, Resolution) {
+        let lang = self.lang_of(f);
+        let callable = |syms: Vec<Sym>| -> Vec<Sym> {
+            syms.into_iter()
+                .filter(|&s| self.symbol(s).kind.is_callable())
+                .collect()
+        };
+        match target {
+            Target::Name(name) => match self.lookup_name(f, scope, name) {
+                Lookup::Symbols(syms, resolution) => (callable(syms), resolution),
+                Lookup::NotFound if !lang.is_builtin(name) => self.fallback_top_level(lang, name),
+                _ => (Vec::new(), Resolution::Local),
+            },
+            Target::Path(parts) => match self.lookup_path(f, scope, parts) {
+                Lookup::Symbols(syms, resolution) => (callable(syms), resolution),
+                Lookup::NotFound => self.fallback_path(lang, parts),
+                _ => (Vec::new(), Resolution::Local),
+            },
+            Target::Qualified { module, rest } => {
+                let found = self.lookup_in_key(f, lang.id(), module, rest);
+                match found {
+                    Lookup::Symbols(syms, resolution) => (callable(syms), resolution),
+                    Lookup::NotFound => match rest.last() {
+                        Some(last) => self.fallback_top_level(lang, last),
+                        None => (Vec::new(), Resolution::Local),
+                    },
+                    _ => (Vec::new(), Resolution::Local),
+                }
+            }
+            Target::SelfMember(name) => self.resolve_self_member(f, scope, name),
+            Target::SuperMember(name) => match self.enclosing_class(f, scope) {
+                Some(class) => {
+                    let mut seen = HashSet::new();
+                    let found: Vec<Sym> = self
+                        .bases_of(class)
+                        .into_iter()
+                        .flat_map(|base| self.class_member(base, name, &mut seen, 0))
+                        .collect();
+                    (callable(found), Resolution::SelfMethod)
+                }
+                None => (Vec::new(), Resolution::SelfMethod),
+            },
+            Target::Member(name) => self.fallback_member(lang, name),
+        }
+    }
+
+    fn resolve_base(&self, f: u32, class_scope: u32, target: &Target) -> (Vec<Sym>, Resolution) {
+        // Bases are evaluated in the scope around the class.
+        let scope = self.symbol((f, class_scope)).parent.unwrap_or(0);
+        let found = match target {
+            Target::Name(name) => self.lookup_name(f, scope, name),
+            Target::Path(parts) => self.lookup_path(f, scope, parts),
+            _ => Lookup::NotFound,
+        };
+        let lang = self.lang_of(f).id();
+        let (syms, resolution) = match found {
+            Lookup::Symbols(syms, resolution) => (syms, resolution),
+            Lookup::NotFound => {
+                let name = match target {
+                    Target::Name(name) => Some(name.as_str()),
+                    Target::Path(parts) => parts.last().map(String::as_str),
+                    _ => None,
+                };
+                match name.and_then(|n| self.types.get(&(lang, n))) {
+                    Some(candidates) => pick_fallback(candidates.clone()),
+                    None => (Vec::new(), Resolution::Unique),
+                }
+            }
+            _ => (Vec::new(), Resolution::Local),
+        };
+        let syms = syms
+            .into_iter()
+            .filter(|&s| is_type_like(self.symbol(s).kind) && s != (f, class_scope))
+            .collect();
+        (syms, resolution)
+    }
+
+    /// A bare name, through the scopes as the language's facts describe them.
+    fn lookup_name(&self, f: u32, scope: u32, name: &str) -> Lookup {
+        let symbols = &self.units[f as usize].facts.symbols;
+        let mut current = Some(scope);
+        let mut innermost = true;
+        while let Some(s) = current {
+            let sym = &symbols[s as usize];
+            if innermost || sym.scope == ScopeRule::Transparent {
+                if let Some(defs) = self.children.get(&(f, s, name)) {
+                    return Lookup::Symbols(
+                        defs.iter().map(|&d| (f, d)).collect(),
+                        Resolution::Local,
+                    );
+                }
+                if let Some(imports) = self.bindings.get(&(f, s, name)) {
+                    // The last import of a name wins, as at run time.
+                    if let Some(&last) = imports.last() {
+                        return self.resolve_binding(f, last, 0);
+                    }
+                }
+                if self.locals.contains(&(f, s, name)) {
+                    return Lookup::Opaque;
+                }
+            }
+            innermost = false;
+            current = sym.parent;
+        }
+        if let Some(stars) = self.stars.get(&(f, 0)) {
+            for &star in stars {
+                if let Binding::Star { module } =
+                    &self.units[f as usize].facts.imports[star as usize].binding
+                {
+                    if let Some(m) = self.module_by_key(self.lang_of(f).id(), module, f) {
+                        if let Lookup::Symbols(syms, _) = self.member_of_module(m, name, 0) {
+                            return Lookup::Symbols(syms, Resolution::Import);
+                        }
+                    }
+                }
+            }
+        }
+        Lookup::NotFound
+    }
+
+    fn resolve_binding(&self, f: u32, import: u32, hops: usize) -> Lookup {
+        let unit = &self.units[f as usize];
+        let lang = unit.lang;
+        match &unit.facts.imports[import as usize].binding {
+            Binding::Module { module, .. } => Lookup::ModuleKey {
+                lang: lang.id(),
+                key: module.clone(),
+                file: self.module_by_key(lang.id(), module, f),
+            },
+            Binding::Member { module, member, .. } => {
+                match self.module_by_key(lang.id(), module, f) {
+                    Some(m) => match self.member_of_module(m, member, hops) {
+                        Lookup::Symbols(syms, _) => Lookup::Symbols(syms, Resolution::Import),
+                        other => other,
+                    },
+                    None => {
+                        let sub = format!("{module}{}{member}", lang.key_separator());
+                        match self.module_by_key(lang.id(), &sub, f) {
+                            Some(m) => Lookup::ModuleKey {
+                                lang: lang.id(),
+                                key: sub,
+                                file: Some(m),
+                            },
+                            None if lang.unmatched_module_is_external(module) => Lookup::External,
+                            None => Lookup::NotFound,
+                        }
+                    }
+                }
+            }
+            _ => Lookup::NotFound,
+        }
+    }
+
+    /// A name at the top level of module `m`: a definition, a submodule, or a re-export.
+    fn member_of_module(&self, m: u32, name: &str, hops: usize) -> Lookup {
+        if let Some(defs) = self.children.get(&(m, 0, name)) {
+            return Lookup::Symbols(defs.iter().map(|&d| (m, d)).collect(), Resolution::Import);
+        }
+        let unit = &self.units[m as usize];
+        let lang = unit.lang.id();
+        for key in unit.lang.module_keys(unit.path).into_iter().take(1) {
+            let sub = format!("{key}{}{name}", unit.lang.key_separator());
+            if let Some(file) = self.module_by_key(lang, &sub, m) {
+                return Lookup::ModuleKey {
+                    lang,
+                    key: sub,
+                    file: Some(file),
+                };
+            }
+        }
+        if hops < MAX_HOPS {
+            if let Some(imports) = self.bindings.get(&(m, 0, name)) {
+                if let Some(&last) = imports.last() {
+                    return self.resolve_binding(m, last, hops + 1);
+                }
+            }
+            if let Some(stars) = self.stars.get(&(m, 0)) {
+                for &star in stars {
+                    if let Binding::Star { module } = &unit.facts.imports[star as usize].binding {
+                        if let Some(next) = self.module_by_key(lang, module, m) {
+                            if next != m {
+                                if let found @ Lookup::Symbols(..) =
+                                    self.member_of_module(next, name, hops + 1)
+                                {
+                                    return found;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Lookup::NotFound
+    }
+
+    /// `a.b.c` rooted at a name in scope.
+    fn lookup_path(&self, f: u32, scope: u32, parts: &[String]) -> Lookup {
+        let Some((head, rest)) = parts.split_first() else {
+            return Lookup::NotFound;
+        };
+        match self.lookup_name(f, scope, head) {
+            Lookup::ModuleKey { lang, key, .. } => self.lookup_in_key(f, lang, &key, rest),
+            Lookup::Symbols(syms, resolution) => self.members_of_symbols(syms, rest, resolution),
+            other => other,
+        }
+    }
+
+    /// `rest` inside the module named by `key`, taking the longest prefix of `rest` that still
+    /// names a module (`import a` then `a.b.c.f()` may land in module `a.b.c`).
+    fn lookup_in_key(&self, f: u32, lang: &'static str, key: &str, rest: &[String]) -> Lookup {
+        let language = self.lang_of(f);
+        let sep = language.key_separator();
+        for split in (0..=rest.len()).rev() {
+            let mut candidate = key.to_string();
+            for part in &rest[..split] {
+                candidate.push_str(sep);
+                candidate.push_str(part);
+            }
+            let Some(m) = self.module_by_key(lang, &candidate, f) else {
+                continue;
+            };
+            let remaining = &rest[split..];
+            let Some((first, more)) = remaining.split_first() else {
+                return Lookup::ModuleKey {
+                    lang,
+                    key: candidate,
+                    file: Some(m),
+                };
+            };
+            return match self.member_of_module(m, first, 0) {
+                Lookup::Symbols(syms, _) => self.members_of_symbols(syms, more, Resolution::Import),
+                Lookup::ModuleKey { key, .. } => self.lookup_in_key(f, lang, &key, more),
+                other => other,
+            };
+        }
+        if language.unmatched_module_is_external(key) {
+            Lookup::External
+        } else {
+            Lookup::NotFound
+        }
+    }
+
+    fn members_of_symbols(
+        &self,
+        syms: Vec<Sym>,
+        rest: &[String],
+        resolution: Resolution,
+    ) -> Lookup {
+        let mut current = syms;
+        for part in rest {
+            let mut next = Vec::new();
+            for &sym in &current {
+                let mut seen = HashSet::new();
+                next.extend(self.class_member(sym, part, &mut seen, 0));
+            }
+            if next.is_empty() {
+                return Lookup::NotFound;
+            }
+            next.sort_unstable();
+            next.dedup();
+            current = next;
+        }
+        Lookup::Symbols(current, resolution)
+    }
+
+    /// Member `name` of a class-like symbol: its own body, methods defined for it elsewhere
+    /// (impls), then its bases in order.
+    fn class_member(
+        &self,
+        class: Sym,
+        name: &str,
+        seen: &mut HashSet<Sym>,
+        depth: usize,
+    ) -> Vec<Sym> {
+        if depth > MAX_HOPS || !seen.insert(class) {
+            return Vec::new();
+        }
+        let (f, i) = class;
+        if let Some(defs) = self.children.get(&(f, i, name)) {
+            return defs.iter().map(|&d| (f, d)).collect();
+        }
+        let sym = self.symbol(class);
+        let lang = self.lang_of(f).id();
+        if let Some(owned) = self.owned.get(&(lang, sym.name.as_str(), name)) {
+            return prefer_file(owned, f);
+        }
+        for base in self.bases_of(class) {
+            let found = self.class_member(base, name, seen, depth + 1);
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        Vec::new()
+    }
+
+    /// The resolved bases of a class (its `inherits` references).
+    fn bases_of(&self, (f, i): Sym) -> Vec<Sym> {
+        let mut bases = Vec::new();
+        for reference in &self.units[f as usize].facts.refs {
+            if reference.kind == RefKind::Inherit && reference.scope == i {
+                bases.extend(self.resolve_base(f, i, &reference.target).0);
+            }
+        }
+        bases
+    }
+
+    fn enclosing_class(&self, f: u32, scope: u32) -> Option<Sym> {
+        let symbols = &self.units[f as usize].facts.symbols;
+        let mut current = Some(scope);
+        while let Some(s) = current {
+            let sym = &symbols[s as usize];
+            if sym.kind == NodeKind::Class {
+                return Some((f, s));
+            }
+            current = sym.parent;
+        }
+        None
+    }
+
+    fn resolve_self_member(&self, f: u32, scope: u32, name: &str) -> (Vec<Sym>, Resolution) {
+        let callable = |syms: Vec<Sym>| -> Vec<Sym> {
+            syms.into_iter()
+                .filter(|&s| self.symbol(s).kind.is_callable())
+                .collect()
+        };
+        if let Some(class) = self.enclosing_class(f, scope) {
+            let found = callable(self.class_member(class, name, &mut HashSet::new(), 0));
+            if !found.is_empty() {
+                return (found, Resolution::SelfMethod);
+            }
+        } else {
+            let symbols = &self.units[f as usize].facts.symbols;
+            let mut current = Some(scope);
+            while let Some(s) = current {
+                let sym = &symbols[s as usize];
+                if let Some(owner) = sym.owner_type.as_deref() {
+                    let lang = self.lang_of(f).id();
+                    if let Some(owned) = self.owned.get(&(lang, owner, name)) {
+                        return (callable(prefer_file(owned, f)), Resolution::SelfMethod);
+                    }
+                    break;
+                }
+                current = sym.parent;
+            }
+        }
+        self.fallback_member(self.lang_of(f), name)
+    }
+
+    fn fallback_top_level(
+        &self,
+        lang: &'static dyn Language,
+        name: &str,
+    ) -> (Vec<Sym>, Resolution) {
+        match self.top_level.get(&(lang.id(), name)) {
+            Some(candidates) => pick_fallback(candidates.clone()),
+            None => (Vec::new(), Resolution::Unique),
+        }
+    }
+
+    /// `Type::method()` where `Type` was not resolved in scope: methods owned by a type of that
+    /// name; otherwise, the last segment as a member of an unknown receiver.
+    fn fallback_path(
+        &self,
+        lang: &'static dyn Language,
+        parts: &[String],
+    ) -> (Vec<Sym>, Resolution) {
+        if let [.., owner, method] = parts {
+            if let Some(owned) = self
+                .owned
+                .get(&(lang.id(), owner.as_str(), method.as_str()))
+            {
+                return pick_fallback(owned.clone());
+            }
+            if let Some(types) = self.types.get(&(lang.id(), owner.as_str())) {
+                let found: Vec<Sym> = types
+                    .iter()
+                    .flat_map(|&t| self.class_member(t, method, &mut HashSet::new(), 0))
+                    .collect();
+                if !found.is_empty() {
+                    return pick_fallback(found);
+                }
+            }
+        }
+        match parts.last() {
+            Some(last) => self.fallback_member(lang, last),
+            None => (Vec::new(), Resolution::Unique),
+        }
+    }
+
+    fn fallback_member(&self, lang: &'static dyn Language, name: &str) -> (Vec<Sym>, Resolution) {
+        if lang.is_common_member(name) || lang.is_builtin(name) {
+            return (Vec::new(), Resolution::Unique);
+        }
+        match self.methods.get(&(lang.id(), name)) {
+            Some(candidates) => pick_fallback(candidates.clone()),
+            None => (Vec::new(), Resolution::Unique),
+        }
+    }
+}
+
+fn pick_fallback(candidates: Vec<Sym>) -> (Vec<Sym>, Resolution) {
+    match candidates.len() {
+        1 => (candidates, Resolution::Unique),
+        n if n <= MAX_AMBIGUOUS => (candidates, Resolution::Ambiguous),
+        _ => (Vec::new(), Resolution::Ambiguous),
+    }
+}
+
+/// Same-file definitions win (an impl beside its type); otherwise all of them.
+fn prefer_file(candidates: &[Sym], f: u32) -> Vec<Sym> {
+    let local: Vec<Sym> = candidates.iter().copied().filter(|s| s.0 == f).collect();
+    if local.is_empty() {
+        candidates.to_vec()
+    } else {
+        local
+    }
+}
+
+/// Number of leading directory components two paths share.
+fn common_dir_prefix(a: &str, b: &str) -> usize {
+    let a_dirs = a.rsplit_once('/').map_or("", |(d, _)| d);
+    let b_dirs = b.rsplit_once('/').map_or("", |(d, _)| d);
+    a_dirs
+        .split('/')
+        .zip(b_dirs.split('/'))
+        .take_while(|(x, y)| x == y && !x.is_empty())
+        .count()
+}

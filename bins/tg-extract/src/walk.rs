@@ -1,0 +1,162 @@
+//! Finding the source files: .gitignore/.ignore aware, never into `.git/` or `.tldrgraph/`,
+//! never along a symlink out of the root or around a loop.
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use tg_shared::lang::{self, Language};
+use tg_shared::record::{Diagnostic, Level};
+use tg_shared::store::STORE_DIR;
+
+/// A file to extract.
+pub struct SourceFile {
+    /// Repo-relative, `/`-separated.
+    pub rel: String,
+    pub abs: PathBuf,
+    pub lang: &'static dyn Language,
+}
+
+pub struct WalkResult {
+    /// Sorted by `rel`, no duplicates.
+    pub files: Vec<SourceFile>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub fn compile_excludes(globs: &[String]) -> Result<GlobSet, String> {
+    let mut builder = GlobSetBuilder::new();
+    for glob in globs {
+        let glob = glob.trim_end_matches('/');
+        let mut patterns = vec![glob.to_string(), format!("{glob}/**")];
+        if !glob.contains('/') {
+            // A bare `*.min.js` or `vendor` matches at any depth, like .gitignore.
+            patterns.push(format!("**/{glob}"));
+            patterns.push(format!("**/{glob}/**"));
+        }
+        for pattern in patterns {
+            let compiled = Glob::new(&pattern).map_err(|e| format!("--exclude {glob:?}: {e}"))?;
+            builder.add(compiled);
+        }
+    }
+    builder.build().map_err(|e| e.to_string())
+}
+
+/// Repo-relative `/` path of `path` (which lies under `root`).
+pub fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Some(parts.join("/"))
+}
+
+fn diagnostic(level: Level, file: Option<String>, code: &str, message: String) -> Diagnostic {
+    Diagnostic {
+        level,
+        file,
+        line: None,
+        code: code.to_string(),
+        message,
+    }
+}
+
+/// Walks `starts` (absolute, under `root`, which is canonical).
+pub fn walk(root: &Path, starts: &[PathBuf], excludes: &GlobSet) -> WalkResult {
+    let diagnostics = Arc::new(Mutex::new(Vec::new()));
+    let mut builder = ignore::WalkBuilder::new(&starts[0]);
+    for start in &starts[1..] {
+        builder.add(start);
+    }
+    let filter_root = root.to_path_buf();
+    let filter_excludes = excludes.clone();
+    let filter_diags = Arc::clone(&diagnostics);
+    builder
+        .follow_links(true)
+        .require_git(false)
+        .git_global(false)
+        .sort_by_file_path(|a, b| a.cmp(b))
+        .filter_entry(move |entry| {
+            let name = entry.file_name();
+            if entry.depth() > 0 && (name == ".git" || name == STORE_DIR) {
+                return false;
+            }
+            let Some(rel) = relative(&filter_root, entry.path()) else {
+                return true;
+            };
+            if !rel.is_empty() && filter_excludes.is_match(&rel) {
+                return false;
+            }
+            if entry.path_is_symlink() {
+                let inside = std::fs::canonicalize(entry.path())
+                    .map(|target| target.starts_with(&filter_root))
+                    .unwrap_or(false);
+                if !inside {
+                    if let Ok(mut diags) = filter_diags.lock() {
+                        diags.push(diagnostic(
+                            Level::Warning,
+                            Some(rel),
+                            "symlink_outside_root",
+                            "skipped: symlink points outside the repository root (or nowhere)"
+                                .into(),
+                        ));
+                    }
+                    return false;
+                }
+            }
+            true
+        });
+
+    // Canonical path → repo-relative path: a file reached twice (through a symlink inside the
+    // root) is extracted once, under its smallest path.
+    let mut by_canonical: BTreeMap<PathBuf, SourceFile> = BTreeMap::new();
+    let mut local = Vec::new();
+    for result in builder.build() {
+        let entry = match result {
+            Ok(entry) => entry,
+            Err(err) => {
+                let (file, code) = match &err {
+                    ignore::Error::Loop { child, .. } => (relative(root, child), "symlink_loop"),
+                    ignore::Error::WithPath { path, .. } => (relative(root, path), "walk_error"),
+                    _ => (None, "walk_error"),
+                };
+                let message = match code {
+                    "symlink_loop" => "skipped: symlink loop".to_string(),
+                    _ => format!("skipped: {err}"),
+                };
+                local.push(diagnostic(Level::Warning, file, code, message));
+                continue;
+            }
+        };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Some(rel) = relative(root, entry.path()) else {
+            continue;
+        };
+        let Some(lang) = lang::for_path(&rel) else {
+            continue;
+        };
+        let canonical =
+            std::fs::canonicalize(entry.path()).unwrap_or_else(|_| entry.path().to_path_buf());
+        let candidate = SourceFile {
+            rel,
+            abs: entry.path().to_path_buf(),
+            lang,
+        };
+        match by_canonical.get(&canonical) {
+            Some(existing) if existing.rel <= candidate.rel => {}
+            _ => {
+                by_canonical.insert(canonical, candidate);
+            }
+        }
+    }
+    let mut files: Vec<SourceFile> = by_canonical.into_values().collect();
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    let mut diagnostics = match Arc::try_unwrap(diagnostics) {
+        Ok(mutex) => mutex.into_inner().unwrap_or_default(),
+        Err(shared) => shared.lock().map(|d| d.clone()).unwrap_or_default(),
+    };
+    diagnostics.extend(local);
+    WalkResult { files, diagnostics }
+}

@@ -1,0 +1,293 @@
+//! C: function definitions, struct/union/enum definitions with bodies, typedefs, function-like
+//! macros, `#include`s and calls.
+//!
+//! Without a preprocessor about half of real C files hold an ERROR node somewhere (macros), so
+//! the walk descends through ERROR subtrees instead of giving up on them: a broken region costs
+//! the definitions inside it, not the ones after it.
+
+use super::util::{
+    comment_first_line, end_line, first_error_line, header_before, normalize_join, one_line,
+    start_line, text, CommentRun,
+};
+use super::{
+    Binding, FileFacts, Import, Language, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
+    MAX_DEPTH,
+};
+use crate::hash::content_hash;
+use crate::record::{EdgeKind, NodeKind};
+use tree_sitter::Node;
+
+pub struct C;
+
+impl Language for C {
+    fn id(&self) -> &'static str {
+        "c"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["c", "h"]
+    }
+
+    fn grammar(&self) -> tree_sitter::Language {
+        tree_sitter_c::LANGUAGE.into()
+    }
+
+    fn extract(&self, path: &str, source: &str, tree: &tree_sitter::Tree) -> FileFacts {
+        extract(path, source, tree.root_node())
+    }
+
+    /// Every `/`-suffix of the path: `#include "x.h"` and `<lib/x.h>` name files by suffix.
+    fn module_keys(&self, path: &str) -> Vec<String> {
+        let mut keys = vec![path.to_string()];
+        keys.extend(
+            path.match_indices('/')
+                .map(|(i, _)| path[i + 1..].to_string()),
+        );
+        keys
+    }
+
+    fn key_separator(&self) -> &'static str {
+        "/"
+    }
+}
+
+struct Task<'t> {
+    node: Node<'t>,
+    scope: u32,
+    depth: usize,
+    doc: Option<Node<'t>>,
+}
+
+fn extract(path: &str, source: &str, root: Node) -> FileFacts {
+    let mut facts = FileFacts::default();
+    facts.symbols.push(Symbol {
+        kind: NodeKind::Module,
+        name: path.rsplit('/').next().unwrap_or(path).to_string(),
+        qualname: String::new(),
+        parent: None,
+        line_start: 1,
+        line_end: end_line(root).max(1),
+        signature: None,
+        doc: None,
+        hash: content_hash(source.as_bytes()),
+        scope: ScopeRule::Transparent,
+        owner_type: None,
+    });
+    facts.syntax_error_line = first_error_line(root);
+    let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+    let mut stack = vec![Task {
+        node: root,
+        scope: 0,
+        depth: 0,
+        doc: None,
+    }];
+    let mut children = Vec::new();
+    while let Some(task) = stack.pop() {
+        if task.depth > MAX_DEPTH {
+            facts.depth_limit_line.get_or_insert(start_line(task.node));
+            continue;
+        }
+        let node = task.node;
+        let mut scope = task.scope;
+        match node.kind() {
+            "function_definition" => {
+                if let Some(name) = node
+                    .child_by_field_name("declarator")
+                    .and_then(|d| function_name(d, source))
+                {
+                    let body = node.child_by_field_name("body");
+                    scope = push_symbol(
+                        &mut facts,
+                        NodeKind::Function,
+                        name.to_string(),
+                        name.to_string(),
+                        node,
+                        header_before(node, body, source),
+                        task.doc,
+                        source,
+                    );
+                }
+            }
+            "struct_specifier" | "union_specifier" | "enum_specifier" => {
+                let body = node.child_by_field_name("body");
+                if let (Some(name), Some(_)) = (node.child_by_field_name("name"), body) {
+                    let (kind, tag) = match node.kind() {
+                        "struct_specifier" => (NodeKind::Struct, "struct"),
+                        "union_specifier" => (NodeKind::Union, "union"),
+                        _ => (NodeKind::Enum, "enum"),
+                    };
+                    let name = text(name, source);
+                    push_symbol(
+                        &mut facts,
+                        kind,
+                        name.to_string(),
+                        format!("{tag} {name}"),
+                        node,
+                        header_before(node, body, source),
+                        task.doc,
+                        source,
+                    );
+                }
+            }
+            "type_definition" => {
+                let mut cursor = node.walk();
+                for declarator in node.children_by_field_name("declarator", &mut cursor) {
+                    if let Some(name) = type_name(declarator, source) {
+                        let signature = match node.child_by_field_name("type") {
+                            Some(ty) if ty.child_by_field_name("body").is_some() => format!(
+                                "typedef {} {{…}} {}",
+                                header_before(ty, ty.child_by_field_name("body"), source),
+                                one_line(text(declarator, source))
+                            ),
+                            _ => one_line(text(node, source).trim_end_matches(';')),
+                        };
+                        push_symbol(
+                            &mut facts,
+                            NodeKind::Typedef,
+                            name.to_string(),
+                            name.to_string(),
+                            node,
+                            signature,
+                            task.doc,
+                            source,
+                        );
+                    }
+                }
+            }
+            "preproc_function_def" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    let name = text(name, source);
+                    let params = node
+                        .child_by_field_name("parameters")
+                        .map_or("", |p| text(p, source));
+                    push_symbol(
+                        &mut facts,
+                        NodeKind::Macro,
+                        name.to_string(),
+                        name.to_string(),
+                        node,
+                        one_line(&format!("#define {name}{params}")),
+                        task.doc,
+                        source,
+                    );
+                }
+                continue;
+            }
+            "preproc_include" => {
+                if let Some(include) = node.child_by_field_name("path") {
+                    let raw = text(include, source);
+                    let name = raw.trim_matches(|c| c == '"' || c == '<' || c == '>');
+                    let mut target = Vec::new();
+                    if include.kind() == "string_literal" {
+                        if let Some(local) = normalize_join(dir, name) {
+                            target.push(ModuleRef::Path(local));
+                        }
+                    }
+                    target.push(ModuleRef::Key(name.trim_start_matches("./").to_string()));
+                    facts.imports.push(Import {
+                        scope: 0,
+                        line: start_line(node),
+                        edge: Some(EdgeKind::Includes),
+                        target,
+                        binding: Binding::None,
+                    });
+                }
+                continue;
+            }
+            "call_expression" => {
+                if let Some(function) = node.child_by_field_name("function") {
+                    if function.kind() == "identifier" {
+                        facts.refs.push(Reference {
+                            scope: task.scope,
+                            line: start_line(node),
+                            kind: RefKind::Call,
+                            target: Target::Name(text(function, source).to_string()),
+                        });
+                    }
+                }
+            }
+            "comment" | "string_literal" | "char_literal" | "number_literal" => continue,
+            _ => {}
+        }
+        let mut cursor = node.walk();
+        let mut comments = CommentRun::new();
+        for child in node.children(&mut cursor) {
+            let is_comment = child.kind() == "comment";
+            let doc = comments.step(child, is_comment, false);
+            if child.is_named() && !is_comment {
+                children.push(Task {
+                    node: child,
+                    scope,
+                    depth: task.depth + 1,
+                    doc,
+                });
+            }
+        }
+        stack.extend(children.drain(..).rev());
+    }
+    facts
+}
+
+#[allow(clippy::too_many_arguments)]
+fn push_symbol(
+    facts: &mut FileFacts,
+    kind: NodeKind,
+    name: String,
+    qualname: String,
+    node: Node,
+    signature: String,
+    doc: Option<Node>,
+    source: &str,
+) -> u32 {
+    let index = facts.symbols.len() as u32;
+    facts.symbols.push(Symbol {
+        kind,
+        name,
+        qualname,
+        // C names live in one file-wide namespace: every symbol hangs off the module.
+        parent: Some(0),
+        line_start: start_line(node),
+        line_end: end_line(node),
+        signature: Some(signature),
+        doc: doc.and_then(|c| comment_first_line(text(c, source))),
+        hash: content_hash(text(node, source).as_bytes()),
+        scope: ScopeRule::Transparent,
+        owner_type: None,
+    });
+    index
+}
+
+/// The name a function definition declares: the identifier inside the first
+/// `function_declarator` of the declarator chain (`*f(int)`, `(f)(void)`, `f(a, b) int a;`).
+fn function_name<'s>(declarator: Node, source: &'s str) -> Option<&'s str> {
+    let mut node = declarator;
+    let mut seen_function = false;
+    for _ in 0..64 {
+        match node.kind() {
+            "identifier" => return seen_function.then(|| text(node, source)),
+            "function_declarator" => {
+                seen_function = true;
+                node = node.child_by_field_name("declarator")?;
+            }
+            "pointer_declarator" | "attributed_declarator" => {
+                node = node.child_by_field_name("declarator")?;
+            }
+            "parenthesized_declarator" => node = node.named_child(0)?,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The type name a typedef declarator introduces (`T`, `*T`, `(*T)(int)`, `T[4]`).
+fn type_name<'s>(declarator: Node, source: &'s str) -> Option<&'s str> {
+    let mut node = declarator;
+    for _ in 0..64 {
+        match node.kind() {
+            "type_identifier" | "primitive_type" => return Some(text(node, source)),
+            "parenthesized_declarator" => node = node.named_child(0)?,
+            _ => node = node.child_by_field_name("declarator")?,
+        }
+    }
+    None
+}

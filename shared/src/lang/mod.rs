@@ -1,0 +1,226 @@
+//! The language registry: one module per language turns a file's source into [`FileFacts`]
+//! (its symbols, imports and unresolved references), and answers the few language questions the
+//! resolver asks (module keys, builtins). The walker and the resolver only see this trait, so a
+//! new language is a new module plus a line in [`REGISTRY`].
+
+mod c;
+mod python;
+mod rust;
+mod util;
+
+use crate::record::{EdgeKind, NodeKind};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// Everything one file contributes to the graph before cross-file resolution. Cached per file
+/// content hash, so it holds nothing that depends on other files.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FileFacts {
+    /// Symbol 0 is the module (the file itself); parents always precede children.
+    pub symbols: Vec<Symbol>,
+    pub imports: Vec<Import>,
+    pub refs: Vec<Reference>,
+    /// Line of the first syntax error, if the parser had to recover.
+    pub syntax_error_line: Option<u32>,
+    /// Line where nesting exceeded [`MAX_DEPTH`]; deeper code was not examined.
+    pub depth_limit_line: Option<u32>,
+    /// Names bound in a scope by something other than a definition or import (parameters,
+    /// assignments): they shadow outer definitions, so a call through them binds nothing.
+    pub locals: Vec<(u32, String)>,
+}
+
+/// Bumped whenever extraction changes what it produces, so caches written by an older build are
+/// not trusted.
+pub const EXTRACTOR_REVISION: u32 = 1;
+
+/// Nesting depth (syntax tree levels) beyond which extraction stops descending. Real code stays
+/// far below it; generated or hostile files may not.
+pub const MAX_DEPTH: usize = 1500;
+
+/// Whether scopes nested inside a symbol see the names it defines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ScopeRule {
+    /// Modules and functions: nested functions see their names.
+    Transparent,
+    /// Python class bodies: their names are invisible to the methods inside.
+    Opaque,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Symbol {
+    pub kind: NodeKind,
+    pub name: String,
+    /// The qualified name that follows `path::` in the id (empty for the module), without `#k`.
+    pub qualname: String,
+    pub parent: Option<u32>,
+    pub line_start: u32,
+    pub line_end: u32,
+    pub signature: Option<String>,
+    pub doc: Option<String>,
+    pub hash: String,
+    pub scope: ScopeRule,
+    /// For methods defined outside their type's body (Rust `impl T`): the type's name.
+    pub owner_type: Option<String>,
+}
+
+/// A module another module names: tried in order, the first that exists wins.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ModuleRef {
+    /// A language module key (Python `pkg.mod`, Rust `<crate>crate::a`, C path suffix `x.h`).
+    Key(String),
+    /// An exact repo-relative path.
+    Path(String),
+}
+
+/// What an import makes visible in its scope.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Binding {
+    /// Nothing (a C `#include`, a Python `import a.b` whose name is bound separately).
+    None,
+    /// `name` refers to the module (`import a.b as m`, or the head of `import a.b`).
+    Module { name: String, module: String },
+    /// `name` refers to `member` of `module` (`from m import x as name`).
+    Member {
+        name: String,
+        module: String,
+        member: String,
+    },
+    /// Every top-level name of `module` (`from m import *`, Rust `use m::*`).
+    Star { module: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Import {
+    /// Symbol whose scope the binding lives in (0: module level).
+    pub scope: u32,
+    pub line: u32,
+    /// `imports` or `includes`; `None` when the statement only binds names (no module edge).
+    pub edge: Option<EdgeKind>,
+    /// The module the edge points at.
+    pub target: Vec<ModuleRef>,
+    pub binding: Binding,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RefKind {
+    Call,
+    Inherit,
+}
+
+/// How the source names the target of a reference.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Target {
+    /// A bare name, looked up through the scopes (`f()`).
+    Name(String),
+    /// A dotted or `::` chain rooted at a name (`mod.f()`, `Type::new()`, `a.b.C`).
+    Path(Vec<String>),
+    /// A chain rooted at a module key the language computed (Rust `crate::a::f`).
+    Qualified { module: String, rest: Vec<String> },
+    /// A member of the enclosing class or impl (`self.m()`, `Self::m()`, `cls.m()`).
+    SelfMember(String),
+    /// A member of the enclosing class's bases (`super().m()`).
+    SuperMember(String),
+    /// A member of a receiver whose type is unknown (`obj.m()`).
+    Member(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reference {
+    /// The symbol making the reference (the edge's source).
+    pub scope: u32,
+    pub line: u32,
+    pub kind: RefKind,
+    pub target: Target,
+}
+
+/// One supported language.
+pub trait Language: Sync + Send {
+    /// The `lang` field of file records.
+    fn id(&self) -> &'static str;
+    /// File name extensions, without the dot.
+    fn extensions(&self) -> &'static [&'static str];
+    fn grammar(&self) -> tree_sitter::Language;
+    /// Walks a parsed tree into facts. `path` is repo-relative with `/`.
+    fn extract(&self, path: &str, source: &str, tree: &tree_sitter::Tree) -> FileFacts;
+    /// The keys other files use to name this file's module, most specific first.
+    fn module_keys(&self, path: &str) -> Vec<String>;
+    /// Separator between a module key and the names inside it (`.` or `::`).
+    fn key_separator(&self) -> &'static str;
+    /// A name the language provides without a definition in the repository (`len`, `print`).
+    fn is_builtin(&self, _name: &str) -> bool {
+        false
+    }
+    /// A method name so common on library types (`append`, `get`) that a call on an unknown
+    /// receiver must not be bound to the one repository method of that name.
+    fn is_common_member(&self, _name: &str) -> bool {
+        false
+    }
+    /// Whether a module key that matched no repository file is outside the repository (its
+    /// names then never fall back to same-named repository symbols).
+    fn unmatched_module_is_external(&self, _key: &str) -> bool {
+        true
+    }
+}
+
+static PYTHON: python::Python = python::Python;
+static C: c::C = c::C;
+static RUST: rust::Rust = rust::Rust;
+
+/// Every supported language.
+pub static REGISTRY: &[&dyn Language] = &[&PYTHON, &C, &RUST];
+
+/// The language of a file, by extension.
+pub fn for_path(path: &str) -> Option<&'static dyn Language> {
+    let ext = path.rsplit_once('.')?.1;
+    REGISTRY
+        .iter()
+        .copied()
+        .find(|lang| lang.extensions().contains(&ext))
+}
+
+/// The language with this id.
+pub fn by_id(id: &str) -> Option<&'static dyn Language> {
+    REGISTRY.iter().copied().find(|lang| lang.id() == id)
+}
+
+thread_local! {
+    static PARSERS: RefCell<HashMap<&'static str, tree_sitter::Parser>> = RefCell::new(HashMap::new());
+}
+
+/// Parses `source` with the language's grammar (one parser per thread and language) and
+/// extracts its facts. The tree is dropped before returning: trees cost ~20x their source.
+pub fn extract_file(lang: &dyn Language, path: &str, source: &str) -> Result<FileFacts, String> {
+    let tree = PARSERS.with(|parsers| {
+        let mut parsers = parsers.borrow_mut();
+        let parser = match parsers.entry(lang.id()) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let mut parser = tree_sitter::Parser::new();
+                parser
+                    .set_language(&lang.grammar())
+                    .map_err(|e| format!("grammar for {} does not load: {e}", lang.id()))?;
+                e.insert(parser)
+            }
+        };
+        parser
+            .parse(source, None)
+            .ok_or_else(|| "the parser gave up".to_string())
+    })?;
+    Ok(lang.extract(path, source, &tree))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn languages_by_extension() {
+        assert_eq!(for_path("a/b.py").map(|l| l.id()), Some("python"));
+        assert_eq!(for_path("a/b.pyi").map(|l| l.id()), Some("python"));
+        assert_eq!(for_path("x.h").map(|l| l.id()), Some("c"));
+        assert_eq!(for_path("src/lib.rs").map(|l| l.id()), Some("rust"));
+        assert!(for_path("README").is_none());
+        assert!(for_path("a.js").is_none());
+    }
+}

@@ -1,0 +1,527 @@
+//! Rust: fn, struct, enum, union, trait (with its methods), impl methods (`Type::method`), mod,
+//! `use` declarations and calls. Enough to map a crate by path and by unique name; types of
+//! receivers are not inferred.
+
+use super::util::{
+    comment_first_line, end_line, first_error_line, header_before, start_line, text, CommentRun,
+};
+use super::{
+    Binding, FileFacts, Import, Language, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
+    MAX_DEPTH,
+};
+use crate::hash::content_hash;
+use crate::record::{EdgeKind, NodeKind};
+use tree_sitter::Node;
+
+pub struct Rust;
+
+impl Language for Rust {
+    fn id(&self) -> &'static str {
+        "rust"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["rs"]
+    }
+
+    fn grammar(&self) -> tree_sitter::Language {
+        tree_sitter_rust::LANGUAGE.into()
+    }
+
+    fn extract(&self, path: &str, source: &str, tree: &tree_sitter::Tree) -> FileFacts {
+        Walker {
+            source,
+            module_key: module_key(path),
+            crate_key: crate_key(path),
+            facts: FileFacts::default(),
+        }
+        .run(path, tree.root_node())
+    }
+
+    fn module_keys(&self, path: &str) -> Vec<String> {
+        vec![module_key(path)]
+    }
+
+    fn key_separator(&self) -> &'static str {
+        "::"
+    }
+
+    fn is_builtin(&self, name: &str) -> bool {
+        BUILTINS.binary_search(&name).is_ok()
+    }
+
+    fn is_common_member(&self, name: &str) -> bool {
+        COMMON_MEMBERS.binary_search(&name).is_ok()
+    }
+
+    /// `std`, `core` and `alloc` are outside; another crate of the workspace may be inside, so
+    /// its names may still fall back to a unique repository symbol.
+    fn unmatched_module_is_external(&self, key: &str) -> bool {
+        ["std", "core", "alloc"]
+            .iter()
+            .any(|root| key == *root || key.starts_with(&format!("{root}::")))
+    }
+}
+
+/// The key of a crate's root module: `bins/x/src/lib.rs` → `bins/x/crate`. A file outside any
+/// `src/` (an integration test, `build.rs`) is a crate of its own.
+fn crate_key(path: &str) -> String {
+    match path
+        .rfind("src/")
+        .filter(|&i| i == 0 || path[..i].ends_with('/'))
+    {
+        Some(i) => format!("{}crate", &path[..i]),
+        None => format!("{path}#crate"),
+    }
+}
+
+/// `bins/x/src/a/b.rs` and `bins/x/src/a/b/mod.rs` → `bins/x/crate::a::b`.
+fn module_key(path: &str) -> String {
+    let krate = crate_key(path);
+    let Some(i) = path
+        .rfind("src/")
+        .filter(|&i| i == 0 || path[..i].ends_with('/'))
+    else {
+        return krate;
+    };
+    let inner = path[i + 4..].strip_suffix(".rs").unwrap_or(&path[i + 4..]);
+    let mut parts: Vec<&str> = inner.split('/').collect();
+    if matches!(parts.last(), Some(&"mod"))
+        || matches!(parts.as_slice(), [single] if *single == "lib" || *single == "main")
+    {
+        parts.pop();
+    }
+    let mut key = krate;
+    for part in parts {
+        key.push_str("::");
+        key.push_str(part);
+    }
+    key
+}
+
+struct Task<'t> {
+    node: Node<'t>,
+    scope: u32,
+    depth: usize,
+    doc: Option<Node<'t>>,
+    /// The type of the enclosing `impl` or `trait`.
+    owner: Option<String>,
+}
+
+struct Walker<'s> {
+    source: &'s str,
+    module_key: String,
+    crate_key: String,
+    facts: FileFacts,
+}
+
+impl<'s> Walker<'s> {
+    fn run(mut self, path: &str, root: Node) -> FileFacts {
+        self.facts.symbols.push(Symbol {
+            kind: NodeKind::Module,
+            name: path.rsplit('/').next().unwrap_or(path).to_string(),
+            qualname: String::new(),
+            parent: None,
+            line_start: 1,
+            line_end: end_line(root).max(1),
+            signature: None,
+            doc: None,
+            hash: content_hash(self.source.as_bytes()),
+            scope: ScopeRule::Transparent,
+            owner_type: None,
+        });
+        self.facts.syntax_error_line = first_error_line(root);
+        let mut stack = vec![Task {
+            node: root,
+            scope: 0,
+            depth: 0,
+            doc: None,
+            owner: None,
+        }];
+        let mut children = Vec::new();
+        while let Some(task) = stack.pop() {
+            if task.depth > MAX_DEPTH {
+                self.facts
+                    .depth_limit_line
+                    .get_or_insert(start_line(task.node));
+                continue;
+            }
+            let Some((scope, owner)) = self.visit(&task) else {
+                continue;
+            };
+            let mut cursor = task.node.walk();
+            let mut comments = CommentRun::new();
+            for child in task.node.children(&mut cursor) {
+                let kind = child.kind();
+                let is_comment = kind == "line_comment" || kind == "block_comment";
+                let is_doc = is_comment && is_outer_doc(text(child, self.source));
+                let doc = comments.step(
+                    child,
+                    is_doc,
+                    kind == "attribute_item" || (is_comment && !is_doc),
+                );
+                if child.is_named() && !is_comment {
+                    children.push(Task {
+                        node: child,
+                        scope,
+                        depth: task.depth + 1,
+                        doc,
+                        owner: owner.clone(),
+                    });
+                }
+            }
+            stack.extend(children.drain(..).rev());
+        }
+        self.facts
+    }
+
+    /// Handles one node; returns the scope and owner for its children, or `None` to skip them.
+    fn visit(&mut self, task: &Task) -> Option<(u32, Option<String>)> {
+        let node = task.node;
+        let source = self.source;
+        let item_kind = match node.kind() {
+            "function_item" | "function_signature_item" => Some(if task.owner.is_some() {
+                NodeKind::Method
+            } else {
+                NodeKind::Function
+            }),
+            "struct_item" => Some(NodeKind::Struct),
+            "enum_item" => Some(NodeKind::Enum),
+            "union_item" => Some(NodeKind::Union),
+            "trait_item" => Some(NodeKind::Trait),
+            "mod_item" => Some(NodeKind::Mod),
+            _ => None,
+        };
+        if let Some(kind) = item_kind {
+            let name = text(node.child_by_field_name("name")?, source).to_string();
+            if kind == NodeKind::Mod && node.child_by_field_name("body").is_none() {
+                // `mod x;` declares a file module: an edge, not a node.
+                self.facts.imports.push(Import {
+                    scope: 0,
+                    line: start_line(node),
+                    edge: Some(EdgeKind::Imports),
+                    target: vec![ModuleRef::Key(format!("{}::{name}", self.module_key))],
+                    binding: Binding::None,
+                });
+                return None;
+            }
+            let parent = &self.facts.symbols[task.scope as usize];
+            let mut qualname = parent.qualname.clone();
+            if parent.kind != NodeKind::Trait {
+                if let Some(owner) = task.owner.as_deref() {
+                    push_path(&mut qualname, owner);
+                }
+            }
+            push_path(&mut qualname, &name);
+            let body = node.child_by_field_name("body");
+            let index = self.facts.symbols.len() as u32;
+            self.facts.symbols.push(Symbol {
+                kind,
+                name: name.clone(),
+                qualname,
+                parent: Some(task.scope),
+                line_start: start_line(node),
+                line_end: end_line(node),
+                signature: Some(
+                    header_before(node, body, source)
+                        .trim_end_matches(';')
+                        .to_string(),
+                ),
+                doc: task.doc.and_then(|c| comment_first_line(text(c, source))),
+                hash: content_hash(text(node, source).as_bytes()),
+                scope: ScopeRule::Transparent,
+                owner_type: if kind == NodeKind::Method {
+                    task.owner.clone()
+                } else {
+                    None
+                },
+            });
+            let owner = match kind {
+                NodeKind::Trait => Some(name),
+                NodeKind::Function | NodeKind::Method | NodeKind::Mod => None,
+                _ => return None,
+            };
+            return Some((index, owner));
+        }
+        match node.kind() {
+            "impl_item" => {
+                // Items of the body become `Type::item`; the type and trait children hold no
+                // definitions, so visiting them with the owner is harmless.
+                let owner = node
+                    .child_by_field_name("type")
+                    .and_then(|t| type_base_name(t, source));
+                return Some((task.scope, owner));
+            }
+            "use_declaration" => {
+                if let Some(argument) = node.child_by_field_name("argument") {
+                    self.use_tree(argument, Vec::new(), task.scope, start_line(node));
+                }
+                return None;
+            }
+            "call_expression" => {
+                if let Some(function) = node.child_by_field_name("function") {
+                    if let Some(target) = self.call_target(function) {
+                        self.facts.refs.push(Reference {
+                            scope: task.scope,
+                            line: start_line(node),
+                            kind: RefKind::Call,
+                            target,
+                        });
+                    }
+                }
+            }
+            "line_comment"
+            | "block_comment"
+            | "string_literal"
+            | "raw_string_literal"
+            | "attribute_item"
+            | "inner_attribute_item" => return None,
+            _ => {}
+        }
+        Some((task.scope, task.owner.clone()))
+    }
+
+    fn call_target(&self, function: Node) -> Option<Target> {
+        let source = self.source;
+        match function.kind() {
+            "identifier" => Some(Target::Name(text(function, source).to_string())),
+            "generic_function" => self.call_target(function.child_by_field_name("function")?),
+            "field_expression" => {
+                let field = text(function.child_by_field_name("field")?, source).to_string();
+                let value = function.child_by_field_name("value")?;
+                if value.kind() == "self" {
+                    Some(Target::SelfMember(field))
+                } else {
+                    Some(Target::Member(field))
+                }
+            }
+            "scoped_identifier" => {
+                let segments = path_segments(function, source)?;
+                self.path_target(segments)
+            }
+            _ => None,
+        }
+    }
+
+    /// Turns `crate::a::f`, `self::f`, `super::f`, `Self::f` and `a::b::f` into targets.
+    fn path_target(&self, segments: Vec<String>) -> Option<Target> {
+        let (first, rest) = segments.split_first()?;
+        match first.as_str() {
+            "crate" => Some(Target::Qualified {
+                module: self.crate_key.clone(),
+                rest: rest.to_vec(),
+            }),
+            "self" => Some(Target::Qualified {
+                module: self.module_key.clone(),
+                rest: rest.to_vec(),
+            }),
+            "super" => Some(Target::Qualified {
+                module: parent_key(&self.module_key),
+                rest: rest.to_vec(),
+            }),
+            "Self" if rest.len() == 1 => Some(Target::SelfMember(rest[0].clone())),
+            _ => Some(Target::Path(segments)),
+        }
+    }
+
+    /// Flattens `use a::{b, c::d as e, f::*}` into one import per leaf.
+    fn use_tree(&mut self, node: Node, prefix: Vec<String>, scope: u32, line: u32) {
+        let source = self.source;
+        match node.kind() {
+            "scoped_use_list" => {
+                let mut prefix = prefix;
+                if let Some(path) = node.child_by_field_name("path") {
+                    prefix.extend(path_segments(path, source).unwrap_or_default());
+                }
+                if let Some(list) = node.child_by_field_name("list") {
+                    self.use_tree(list, prefix, scope, line);
+                }
+            }
+            "use_list" => {
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    self.use_tree(child, prefix.clone(), scope, line);
+                }
+            }
+            "use_as_clause" => {
+                let (Some(path), Some(alias)) = (
+                    node.child_by_field_name("path"),
+                    node.child_by_field_name("alias"),
+                ) else {
+                    return;
+                };
+                let mut full = prefix;
+                full.extend(path_segments(path, source).unwrap_or_default());
+                self.use_leaf(full, Some(text(alias, source).to_string()), scope, line);
+            }
+            "use_wildcard" => {
+                let mut full = prefix;
+                if let Some(path) = node.named_child(0) {
+                    full.extend(path_segments(path, source).unwrap_or_default());
+                }
+                if let Some(module) = self.absolute_key(&full) {
+                    self.facts.imports.push(Import {
+                        scope,
+                        line,
+                        edge: Some(EdgeKind::Imports),
+                        target: vec![ModuleRef::Key(module.clone())],
+                        binding: Binding::Star { module },
+                    });
+                }
+            }
+            "identifier" | "scoped_identifier" | "self" | "crate" | "super" => {
+                let mut full = prefix;
+                full.extend(path_segments(node, source).unwrap_or_default());
+                self.use_leaf(full, None, scope, line);
+            }
+            _ => {}
+        }
+    }
+
+    fn use_leaf(&mut self, mut path: Vec<String>, alias: Option<String>, scope: u32, line: u32) {
+        // `use a::b::{self}` names `a::b` itself.
+        if path.last().is_some_and(|s| s == "self") {
+            path.pop();
+        }
+        let Some(member) = path.pop() else { return };
+        let Some(module) = self.absolute_key(&path) else {
+            return;
+        };
+        let name = alias.unwrap_or_else(|| member.clone());
+        self.facts.imports.push(Import {
+            scope,
+            line,
+            edge: Some(EdgeKind::Imports),
+            target: vec![
+                ModuleRef::Key(format!("{module}::{member}")),
+                ModuleRef::Key(module.clone()),
+            ],
+            binding: Binding::Member {
+                name,
+                module,
+                member,
+            },
+        });
+    }
+
+    /// The module key a `use` path starts from: `crate`, `self` and `super` are ours; anything
+    /// else (`std::fs`, `serde`) is named as written.
+    fn absolute_key(&self, path: &[String]) -> Option<String> {
+        let (first, rest) = path.split_first()?;
+        let mut key = match first.as_str() {
+            "crate" => self.crate_key.clone(),
+            "self" => self.module_key.clone(),
+            "super" => parent_key(&self.module_key),
+            other => other.to_string(),
+        };
+        for part in rest {
+            match part.as_str() {
+                "super" => key = parent_key(&key),
+                _ => push_path(&mut key, part),
+            }
+        }
+        Some(key)
+    }
+}
+
+fn push_path(qualname: &mut String, name: &str) {
+    if !qualname.is_empty() {
+        qualname.push_str("::");
+    }
+    qualname.push_str(name);
+}
+
+fn parent_key(key: &str) -> String {
+    match key.rsplit_once("::") {
+        Some((parent, _)) => parent.to_string(),
+        None => key.to_string(),
+    }
+}
+
+/// `a::b::c` as segments (generic arguments dropped).
+fn path_segments(node: Node, source: &str) -> Option<Vec<String>> {
+    let mut segments = Vec::new();
+    let mut cur = node;
+    for _ in 0..64 {
+        match cur.kind() {
+            "scoped_identifier" | "scoped_type_identifier" => {
+                segments.push(text(cur.child_by_field_name("name")?, source).to_string());
+                match cur.child_by_field_name("path") {
+                    Some(path) => cur = path,
+                    None => break,
+                }
+            }
+            "generic_type" => cur = cur.child_by_field_name("type")?,
+            _ => {
+                segments.push(text(cur, source).to_string());
+                break;
+            }
+        }
+    }
+    segments.reverse();
+    Some(segments)
+}
+
+/// `Store`, `Store<T>`, `crate::a::Store`, `&mut Store` → `Store`.
+fn type_base_name(node: Node, source: &str) -> Option<String> {
+    match node.kind() {
+        "type_identifier" | "primitive_type" => Some(text(node, source).to_string()),
+        "generic_type" => type_base_name(node.child_by_field_name("type")?, source),
+        "scoped_type_identifier" => {
+            Some(text(node.child_by_field_name("name")?, source).to_string())
+        }
+        "reference_type" | "pointer_type" => {
+            type_base_name(node.child_by_field_name("type")?, source)
+        }
+        _ => None,
+    }
+}
+
+fn is_outer_doc(comment: &str) -> bool {
+    (comment.starts_with("///") && !comment.starts_with("////"))
+        || (comment.starts_with("/**") && !comment.starts_with("/***"))
+}
+
+#[rustfmt::skip]
+/// Prelude items and std constructors that are called like functions (sorted).
+const BUILTINS: &[&str] = &[
+    "Box", "Err", "None", "Ok", "Some", "String", "Vec", "drop", "panic", "std",
+];
+
+#[rustfmt::skip]
+/// Methods so common on std types that a call on an unknown receiver stays unbound (sorted).
+const COMMON_MEMBERS: &[&str] = &[
+    "as_bytes", "as_deref", "as_mut", "as_ref", "as_str", "borrow", "borrow_mut", "clear",
+    "clone", "cloned", "collect", "contains", "contains_key", "default", "entry", "extend",
+    "filter", "filter_map", "find", "flush", "fmt", "get", "get_mut", "insert", "into",
+    "into_iter", "is_empty", "is_none", "is_some", "iter", "iter_mut", "join", "len", "lock",
+    "map", "map_err", "new", "next", "ok", "ok_or", "ok_or_else", "parse", "pop", "push",
+    "push_str", "read", "remove", "sort", "split", "to_owned", "to_string", "trim", "unwrap",
+    "unwrap_or", "unwrap_or_default", "unwrap_or_else", "write", "write_all",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_are_sorted() {
+        assert!(BUILTINS.windows(2).all(|w| w[0] < w[1]));
+        assert!(COMMON_MEMBERS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn module_keys_follow_the_crate_layout() {
+        assert_eq!(module_key("bins/x/src/lib.rs"), "bins/x/crate");
+        assert_eq!(module_key("src/main.rs"), "crate");
+        assert_eq!(module_key("shared/src/lang/mod.rs"), "shared/crate::lang");
+        assert_eq!(
+            module_key("shared/src/lang/python.rs"),
+            "shared/crate::lang::python"
+        );
+        assert_eq!(
+            module_key("bins/x/tests/cli.rs"),
+            "bins/x/tests/cli.rs#crate"
+        );
+    }
+}

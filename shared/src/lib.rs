@@ -1,0 +1,11 @@
+//! `tg-shared`: what two or more tldrgraph stages need — the NDJSON record types and their
+//! streaming codec, the `.tldrgraph/` store, content hashing, exit codes, the cache codec and
+//! the language registry.
+
+pub mod codec;
+pub mod exit;
+pub mod hash;
+pub mod lang;
+pub mod ndjson;
+pub mod record;
+pub mod store;

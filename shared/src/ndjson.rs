@@ -1,0 +1,226 @@
+//! Streaming NDJSON (JSON Lines) reading and writing of [`Record`]s.
+//!
+//! The reader never holds more than one line; a malformed line is an error naming its line
+//! number (`line 12: expected ',' or '}' at column 40`), never a panic. Lines whose `type` is not
+//! a known record are handed back raw so a stage can pass them through unchanged.
+
+use crate::record::{Record, SCHEMA_MAJOR};
+use serde::Deserialize;
+use std::fmt;
+use std::io::{self, BufRead, Write};
+
+/// A line that could not be read as a record.
+#[derive(Debug)]
+pub struct NdjsonError {
+    /// 1-based line number in the stream.
+    pub line: u64,
+    pub message: String,
+}
+
+impl fmt::Display for NdjsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for NdjsonError {}
+
+/// One line of a stream.
+#[derive(Debug)]
+pub struct Item {
+    pub line: u64,
+    /// The line as read, without its newline: what a pass-through stage writes back.
+    pub raw: String,
+    /// `None` for a record type this version does not know.
+    pub record: Option<Record>,
+}
+
+/// Reads records one line at a time.
+pub struct RecordReader<R> {
+    input: R,
+    line: u64,
+    buf: String,
+}
+
+#[derive(Deserialize)]
+struct TypeTag<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<std::borrow::Cow<'a, str>>,
+}
+
+impl<R: BufRead> RecordReader<R> {
+    pub fn new(input: R) -> Self {
+        RecordReader {
+            input,
+            line: 0,
+            buf: String::new(),
+        }
+    }
+
+    /// The next non-blank line, or `None` at end of input.
+    pub fn next_item(&mut self) -> Option<Result<Item, NdjsonError>> {
+        loop {
+            self.buf.clear();
+            self.line += 1;
+            match self.input.read_line(&mut self.buf) {
+                Ok(0) => return None,
+                Ok(_) => {}
+                Err(err) => {
+                    return Some(Err(NdjsonError {
+                        line: self.line,
+                        message: format!("cannot read input: {err}"),
+                    }))
+                }
+            }
+            let text = self.buf.trim_end_matches(['\n', '\r']);
+            if text.trim().is_empty() {
+                continue;
+            }
+            return Some(parse_line(self.line, text));
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for RecordReader<R> {
+    type Item = Result<Item, NdjsonError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_item()
+    }
+}
+
+/// Parses one line of a stream (used by the reader; public for tests and tools).
+pub fn parse_line(line: u64, text: &str) -> Result<Item, NdjsonError> {
+    let err = |message: String| NdjsonError { line, message };
+    let tag: TypeTag =
+        serde_json::from_str(text).map_err(|e| err(format!("not a JSON object: {e}")))?;
+    let kind = tag
+        .kind
+        .ok_or_else(|| err("record has no \"type\" field".to_string()))?;
+    let record = if Record::KNOWN_TYPES.contains(&kind.as_ref()) {
+        let record: Record =
+            serde_json::from_str(text).map_err(|e| err(format!("invalid {kind} record: {e}")))?;
+        if let Record::Header(header) = &record {
+            check_schema(&header.schema).map_err(err)?;
+        }
+        Some(record)
+    } else {
+        None
+    };
+    Ok(Item {
+        line,
+        raw: text.to_string(),
+        record,
+    })
+}
+
+fn check_schema(schema: &str) -> Result<(), String> {
+    let major = schema.split('.').next().and_then(|m| m.parse::<u32>().ok());
+    match major {
+        Some(SCHEMA_MAJOR) => Ok(()),
+        Some(other) => Err(format!(
+            "stream schema {schema} has major version {other}; this build reads schema {SCHEMA_MAJOR}.x"
+        )),
+        None => Err(format!("unreadable schema version {schema:?}")),
+    }
+}
+
+/// Writes one record per line. Callers wrap the sink in a `BufWriter`.
+pub struct RecordWriter<W: Write> {
+    out: W,
+}
+
+impl<W: Write> RecordWriter<W> {
+    pub fn new(out: W) -> Self {
+        RecordWriter { out }
+    }
+
+    pub fn write(&mut self, record: &Record) -> io::Result<()> {
+        serde_json::to_writer(&mut self.out, record).map_err(io::Error::other)?;
+        self.out.write_all(b"\n")
+    }
+
+    /// Writes a line exactly as read (pass-through of records a stage does not own).
+    pub fn write_raw(&mut self, line: &str) -> io::Result<()> {
+        self.out.write_all(line.as_bytes())?;
+        self.out.write_all(b"\n")
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Header, Record};
+
+    fn read_all(text: &str) -> Vec<Result<Item, NdjsonError>> {
+        RecordReader::new(text.as_bytes()).collect()
+    }
+
+    #[test]
+    fn reads_known_and_passes_unknown_types_through() {
+        let text = "{\"type\":\"header\",\"schema\":\"1.3\",\"producer\":\"x\",\"root\":\".\"}\n\n{\"type\":\"layer\",\"id\":\"api\"}\n";
+        let items: Vec<Item> = read_all(text).into_iter().map(|r| r.unwrap()).collect();
+        assert_eq!(items.len(), 2);
+        assert!(matches!(items[0].record, Some(Record::Header(_))));
+        assert_eq!(items[1].line, 3);
+        assert!(items[1].record.is_none());
+        assert_eq!(items[1].raw, "{\"type\":\"layer\",\"id\":\"api\"}");
+    }
+
+    #[test]
+    fn malformed_line_names_its_line_number() {
+        let text = "{\"type\":\"summary\",\"stage\":\"a\"}\n{\"type\":\"node\", oops}\n";
+        let results = read_all(text);
+        assert!(results[0].is_ok());
+        let err = results[1].as_ref().unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(
+            err.to_string().starts_with("line 2: not a JSON object"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn record_with_missing_field_is_an_error_not_a_panic() {
+        let err = parse_line(7, r#"{"type":"node","id":"a"}"#).unwrap_err();
+        assert_eq!(err.line, 7);
+        assert!(
+            err.message.contains("invalid node record"),
+            "{}",
+            err.message
+        );
+        let err = parse_line(1, r#"[1,2]"#).unwrap_err();
+        assert!(err.message.contains("not a JSON object"), "{}", err.message);
+        let err = parse_line(1, r#"{"id":"a"}"#).unwrap_err();
+        assert!(err.message.contains("no \"type\""), "{}", err.message);
+    }
+
+    #[test]
+    fn unknown_major_schema_is_rejected() {
+        let err = parse_line(
+            1,
+            r#"{"type":"header","schema":"2.0","producer":"x","root":"."}"#,
+        )
+        .unwrap_err();
+        assert!(err.message.contains("major version 2"), "{}", err.message);
+    }
+
+    #[test]
+    fn writer_output_reads_back_identically() {
+        let mut writer = RecordWriter::new(Vec::new());
+        let header = Record::Header(Header::new("test 1"));
+        writer.write(&header).unwrap();
+        writer.write_raw("{\"type\":\"future\"}").unwrap();
+        let bytes = writer.into_inner();
+        let items: Vec<Item> = RecordReader::new(&bytes[..]).map(|r| r.unwrap()).collect();
+        assert_eq!(items[0].record.as_ref(), Some(&header));
+        assert_eq!(items[1].raw, "{\"type\":\"future\"}");
+    }
+}

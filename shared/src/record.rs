@@ -1,0 +1,306 @@
+//! The NDJSON records every stage reads and writes (schema 1).
+//!
+//! One JSON object per line, tagged by `"type"` (snake_case), fields flattened beside the tag.
+//! The first line of a stream is a [`Header`]; the last is a [`Summary`] from each stage that
+//! touched the stream. Readers reject an unknown *major* schema version, ignore unknown fields and
+//! pass unknown record types through unchanged (see [`crate::ndjson`]).
+//!
+//! ```text
+//! {"type":"header","schema":"1.0","producer":"tg-extract 0.1.0","root":"."}
+//! {"type":"file","path":"pkg/loader.py","lang":"python","hash":"9f2c…","bytes":1234,"lines":80}
+//! {"type":"node","id":"pkg/loader.py::GraphLoader.load","kind":"method","name":"load","file":"pkg/loader.py","line_start":45,"line_end":90,"parent":"pkg/loader.py::GraphLoader","signature":"def load(self, path)","doc":"Load a graph.","hash":"1b7e…"}
+//! {"type":"edge","kind":"calls","src":"pkg/loader.py::GraphLoader.load","dst":"pkg/io.py::read_json","line":52,"count":1,"resolution":"import","confidence":0.95}
+//! {"type":"diagnostic","level":"warning","file":"vendor/big.min.js","message":"skipped: file larger than 2 MiB (3145728 bytes)"}
+//! {"type":"summary","stage":"tg-extract","cached":117,"files_seen":120,"nodes":3400,"parsed":3}
+//! ```
+//!
+//! Ids: a module is its repo-relative path (`pkg/loader.py`); a symbol is `path::Qualified.Name`
+//! (`.` for Python, `::` for Rust, C types as `struct Name`); a repeated qualified name in one file
+//! gets `#2`, `#3`… in source order. No record carries a timestamp or an absolute path, so the same
+//! input gives the same bytes.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Major.minor of the stream format. Readers reject another major.
+pub const SCHEMA_VERSION: &str = "1.0";
+/// The major part of [`SCHEMA_VERSION`].
+pub const SCHEMA_MAJOR: u32 = 1;
+
+/// A known record. Unknown `type`s are kept as raw lines by the reader, not parsed into this.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Record {
+    Header(Header),
+    File(FileRecord),
+    Node(Node),
+    Edge(Edge),
+    Diagnostic(Diagnostic),
+    Summary(Summary),
+}
+
+impl Record {
+    /// The `type` tags this enum knows; anything else is passed through untouched.
+    pub const KNOWN_TYPES: &'static [&'static str] =
+        &["header", "file", "node", "edge", "diagnostic", "summary"];
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub schema: String,
+    pub producer: String,
+    /// Always `.`: ids are relative to the repository root, which is not written (it is machine-specific).
+    pub root: String,
+}
+
+impl Header {
+    pub fn new(producer: &str) -> Self {
+        Header {
+            schema: SCHEMA_VERSION.to_string(),
+            producer: producer.to_string(),
+            root: ".".to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileRecord {
+    pub path: String,
+    pub lang: String,
+    /// blake3 of the file's bytes (hex, 32 chars).
+    pub hash: String,
+    pub bytes: u64,
+    pub lines: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    Module,
+    Class,
+    Function,
+    Method,
+    Struct,
+    Union,
+    Enum,
+    Typedef,
+    Macro,
+    Trait,
+    Impl,
+    Mod,
+}
+
+impl NodeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeKind::Module => "module",
+            NodeKind::Class => "class",
+            NodeKind::Function => "function",
+            NodeKind::Method => "method",
+            NodeKind::Struct => "struct",
+            NodeKind::Union => "union",
+            NodeKind::Enum => "enum",
+            NodeKind::Typedef => "typedef",
+            NodeKind::Macro => "macro",
+            NodeKind::Trait => "trait",
+            NodeKind::Impl => "impl",
+            NodeKind::Mod => "mod",
+        }
+    }
+
+    /// Kinds a call can land on (a class or struct call is a construction).
+    pub fn is_callable(self) -> bool {
+        matches!(
+            self,
+            NodeKind::Function | NodeKind::Method | NodeKind::Class | NodeKind::Macro
+        )
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    pub id: String,
+    pub kind: NodeKind,
+    pub name: String,
+    pub file: String,
+    pub line_start: u32,
+    pub line_end: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
+    /// blake3 of the symbol's own source text: an edit elsewhere in the file keeps it.
+    pub hash: String,
+    /// Set by tg-classify.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<String>,
+    /// Set by tg-enrich.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<String>,
+    /// The node `hash` the intent was written for; a mismatch means the intent is stale.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent_hash: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EdgeKind {
+    Contains,
+    Calls,
+    Imports,
+    Includes,
+    Inherits,
+}
+
+impl EdgeKind {
+    pub const ALL: [EdgeKind; 5] = [
+        EdgeKind::Contains,
+        EdgeKind::Calls,
+        EdgeKind::Imports,
+        EdgeKind::Includes,
+        EdgeKind::Inherits,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeKind::Contains => "contains",
+            EdgeKind::Calls => "calls",
+            EdgeKind::Imports => "imports",
+            EdgeKind::Includes => "includes",
+            EdgeKind::Inherits => "inherits",
+        }
+    }
+}
+
+/// How a reference target was found, from most to least certain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Resolution {
+    /// Same scope or file.
+    Local,
+    /// A method of the enclosing class (or its bases, or `super()`).
+    #[serde(rename = "self")]
+    SelfMethod,
+    /// Followed through an import.
+    Import,
+    /// The only symbol of that name in the repository.
+    Unique,
+    /// One of several same-named symbols; an edge to each.
+    Ambiguous,
+}
+
+impl Resolution {
+    /// The confidence published with an edge of this resolution.
+    pub fn confidence(self) -> f64 {
+        match self {
+            Resolution::Local => 1.0,
+            Resolution::SelfMethod => 0.95,
+            Resolution::Import => 0.95,
+            Resolution::Unique => 0.6,
+            Resolution::Ambiguous => 0.3,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Edge {
+    pub kind: EdgeKind,
+    pub src: String,
+    pub dst: String,
+    /// First line (in `src`'s file) where the relation appears.
+    pub line: u32,
+    /// How many sites in `src` make this relation (calls made twice count 2).
+    #[serde(default = "one")]
+    pub count: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<Resolution>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// Set by tg-classify.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_layer: Option<bool>,
+    /// Set by tg-classify.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub violation: Option<bool>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    Info,
+    Warning,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    pub level: Level,
+    /// Repo-relative path of the file concerned, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// A stable machine-readable reason, e.g. `binary`, `too_large`, `syntax_error`.
+    pub code: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub stage: String,
+    /// Counts by name, flattened beside `stage` and sorted (BTreeMap) so the bytes are stable.
+    #[serde(flatten)]
+    pub counts: BTreeMap<String, serde_json::Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_round_trips_with_snake_case_tags_and_no_empty_fields() {
+        let node = Node {
+            id: "a.py::f".into(),
+            kind: NodeKind::Function,
+            name: "f".into(),
+            file: "a.py".into(),
+            line_start: 1,
+            line_end: 2,
+            parent: Some("a.py".into()),
+            signature: Some("def f()".into()),
+            doc: None,
+            hash: "00".into(),
+            layer: None,
+            intent: None,
+            intent_hash: None,
+        };
+        let line = serde_json::to_string(&Record::Node(node.clone())).unwrap();
+        assert_eq!(
+            line,
+            r#"{"type":"node","id":"a.py::f","kind":"function","name":"f","file":"a.py","line_start":1,"line_end":2,"parent":"a.py","signature":"def f()","hash":"00"}"#
+        );
+        let back: Record = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, Record::Node(node));
+    }
+
+    #[test]
+    fn resolution_self_is_spelled_self() {
+        assert_eq!(
+            serde_json::to_string(&Resolution::SelfMethod).unwrap(),
+            "\"self\""
+        );
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored() {
+        let line = r#"{"type":"file","path":"a.c","lang":"c","hash":"x","bytes":3,"lines":1,"future":true}"#;
+        let rec: Record = serde_json::from_str(line).unwrap();
+        assert!(matches!(rec, Record::File(f) if f.path == "a.c"));
+    }
+}

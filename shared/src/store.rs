@@ -1,0 +1,137 @@
+//! The `.tldrgraph/` directory: where each artifact lives, atomic and write-only-if-changed
+//! writes, and the lock that serialises concurrent runs on one repository.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Name of the artifact directory at the repository root.
+pub const STORE_DIR: &str = ".tldrgraph";
+
+/// The artifact directory of one repository.
+#[derive(Debug, Clone)]
+pub struct Store {
+    dir: PathBuf,
+}
+
+impl Store {
+    /// The store of the repository at `root` (nothing is created until something is written).
+    pub fn at_root(root: &Path) -> Self {
+        Store {
+            dir: root.join(STORE_DIR),
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A path inside the store.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// The extraction cache (per file, keyed by content hash).
+    pub fn extract_cache_path(&self) -> PathBuf {
+        self.dir.join("cache").join("extract.bin")
+    }
+
+    /// Takes the repository lock, waiting for another run to finish. Released on drop.
+    pub fn lock(&self) -> io::Result<StoreLock> {
+        fs::create_dir_all(&self.dir)?;
+        let path = self.dir.join("tldrgraph.lock");
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                eprintln!(
+                    "waiting for another tldrgraph run to release {}",
+                    path.display()
+                );
+                file.lock()?;
+            }
+            Err(fs::TryLockError::Error(err)) => return Err(err),
+        }
+        Ok(StoreLock { _file: file })
+    }
+}
+
+/// Held while a run writes into the store.
+#[derive(Debug)]
+pub struct StoreLock {
+    _file: File,
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
+/// killed run leaves either the old or the new content, never a mix.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_data()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Like [`write_atomic`], but leaves the file (and its mtime) alone when it already holds
+/// exactly `bytes`, so Make sees no change. Returns whether the file was written.
+pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    match fs::read(path) {
+        Ok(existing) if existing == bytes => return Ok(false),
+        Ok(_) => {}
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+        Err(err) => return Err(err),
+    }
+    write_atomic(path, bytes)?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn write_if_changed_keeps_mtime_of_identical_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub").join("a.txt");
+        assert!(write_if_changed(&path, b"one").unwrap());
+        let before = fs::metadata(&path).unwrap().modified().unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(!write_if_changed(&path, b"one").unwrap());
+        assert_eq!(fs::metadata(&path).unwrap().modified().unwrap(), before);
+        assert!(write_if_changed(&path, b"two").unwrap());
+        assert_eq!(fs::read(&path).unwrap(), b"two");
+        // No temporary files are left beside the artifact.
+        let names: Vec<_> = fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("a.txt")]);
+    }
+
+    #[test]
+    fn second_lock_waits_for_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at_root(dir.path());
+        let first = store.lock().unwrap();
+        let store2 = store.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            let _second = store2.lock().unwrap();
+            tx.send(()).unwrap();
+        });
+        assert!(rx.recv_timeout(Duration::from_millis(200)).is_err());
+        drop(first);
+        rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        waiter.join().unwrap();
+    }
+}

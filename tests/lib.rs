@@ -1,0 +1,1 @@
+//! Pipeline tests live in `tests/*.rs`; this crate has no library code.
