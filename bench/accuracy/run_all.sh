@@ -15,7 +15,7 @@ if [ -z "$tsv" ]; then tsv="$out/corpora.tsv"; bash "$here/../../../shared/corpo
 echo "streams in $out" >&2
 rc=0; calls=()
 while IFS=$'\t' read -r name path lang; do
-  "$tg" --root "$path" "$path" > "$out/$name.ndjson" 2> "$out/$name.err" || echo "tg-extract failed on $name" >&2
+  "$tg" --no-cache --root "$path" "$path" > "$out/$name.ndjson" 2> "$out/$name.err" || echo "tg-extract failed on $name" >&2
   case "$lang" in
     python) python3 "$here/py_defs.py" "$path" "$out/$name.ndjson" || rc=1
             case "$name" in requests|rich|httpx) calls+=("$path" "$out/$name.ndjson");; esac ;;

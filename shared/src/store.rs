@@ -36,6 +36,11 @@ impl Store {
         self.dir.join("cache").join("extract.bin")
     }
 
+    /// tg-extract's last output, reused when nothing changed.
+    pub fn extract_output_cache_path(&self) -> PathBuf {
+        self.dir.join("cache").join("extract.out")
+    }
+
     /// Takes the repository lock, waiting for another run to finish. Released on drop.
     pub fn lock(&self) -> io::Result<StoreLock> {
         fs::create_dir_all(&self.dir)?;
@@ -81,6 +86,44 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// A file written in a stream and moved into place only on [`AtomicFile::commit`]; dropped
+/// uncommitted (an error, a kill), it leaves the previous content untouched.
+pub struct AtomicFile {
+    tmp: io::BufWriter<tempfile::NamedTempFile>,
+    path: PathBuf,
+}
+
+impl AtomicFile {
+    pub fn create(path: &Path) -> io::Result<Self> {
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        fs::create_dir_all(dir)?;
+        let tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+        Ok(AtomicFile {
+            tmp: io::BufWriter::with_capacity(1 << 16, tmp),
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn commit(self) -> io::Result<()> {
+        let tmp = self.tmp.into_inner().map_err(|e| e.into_error())?;
+        tmp.as_file().sync_data()?;
+        tmp.persist(&self.path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.tmp.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.tmp.flush()
+    }
+}
+
 /// Like [`write_atomic`], but leaves the file (and its mtime) alone when it already holds
 /// exactly `bytes`, so Make sees no change. Returns whether the file was written.
 pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
@@ -116,6 +159,18 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("a.txt")]);
+    }
+
+    #[test]
+    fn uncommitted_atomic_file_leaves_the_old_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.txt");
+        write_atomic(&path, b"old").unwrap();
+        let mut file = AtomicFile::create(&path).unwrap();
+        file.write_all(b"new, half written").unwrap();
+        drop(file);
+        assert_eq!(fs::read(&path).unwrap(), b"old");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

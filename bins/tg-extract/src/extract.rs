@@ -1,18 +1,30 @@
-//! Reading, checking and parsing each file (in parallel), with the cache in front.
+//! Reading, checking and parsing each file, in parallel, with the cache in front.
+//!
+//! Two passes: [`probe_all`] reads and hashes every file (keeping no source in memory), which
+//! is all a no-op run needs; [`extract_all`] then parses only the files whose (path, hash) the
+//! cache does not know, reading them again one at a time.
 
 use crate::cache::{CacheEntry, ExtractCache};
-
 use crate::walk::SourceFile;
 use rayon::prelude::*;
 use std::io::Read;
-use tg_shared::hash::content_hash;
+use tg_shared::hash::{content_hash, Hasher};
 use tg_shared::lang::{self, FileFacts};
 use tg_shared::record::{Diagnostic, Level};
 
 /// Bytes examined for NUL when deciding that a file is binary (as git does).
 const BINARY_SNIFF: usize = 8000;
 
-/// One file after reading: its facts, or why it was skipped.
+/// What reading a file found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Probe {
+    TooLarge(u64),
+    Unreadable(String),
+    Binary,
+    Text { hash: String },
+}
+
+/// One file after extraction: its facts, or why it was skipped.
 pub struct Extracted {
     pub rel: String,
     pub lang: &'static dyn lang::Language,
@@ -22,13 +34,7 @@ pub struct Extracted {
 
 pub enum Outcome {
     Skipped,
-    Ready {
-        hash: String,
-        bytes: u64,
-        lines: u32,
-        facts: FileFacts,
-        from_cache: bool,
-    },
+    Ready { entry: CacheEntry, from_cache: bool },
 }
 
 fn diag(rel: &str, level: Level, line: Option<u32>, code: &str, message: String) -> Diagnostic {
@@ -41,117 +47,217 @@ fn diag(rel: &str, level: Level, line: Option<u32>, code: &str, message: String)
     }
 }
 
-/// Extracts every file, using all threads of the current rayon pool; order is preserved.
-/// Each file's cache entry is moved out of `cache` (no copies of cached facts).
-pub fn extract_all(
-    files: Vec<SourceFile>,
-    max_size: u64,
-    cache: &mut ExtractCache,
-) -> Vec<Extracted> {
-    let work: Vec<(SourceFile, Option<CacheEntry>)> = files
-        .into_iter()
-        .map(|file| {
-            let cached = cache.entries.remove(&file.rel);
-            (file, cached)
+/// Reads and hashes every file in parallel; order is preserved.
+pub fn probe_all(files: &[SourceFile], max_size: u64) -> Vec<Probe> {
+    files
+        .par_iter()
+        .map(|file| match read_bounded(&file.abs, max_size) {
+            Ok(Some(bytes)) => probe_bytes(&bytes),
+            Ok(None) => Probe::TooLarge(std::fs::metadata(&file.abs).map(|m| m.len()).unwrap_or(0)),
+            Err(err) => Probe::Unreadable(err.to_string()),
         })
-        .collect();
-    work.into_par_iter()
-        .map(|(file, cached)| extract_one(file, max_size, cached))
         .collect()
 }
 
-fn extract_one(file: SourceFile, max_size: u64, cached: Option<CacheEntry>) -> Extracted {
-    let rel = file.rel;
-    let mut diagnostics = Vec::new();
-    let skipped = |diagnostics| Extracted {
-        rel: rel.clone(),
-        lang: file.lang,
-        outcome: Outcome::Skipped,
-        diagnostics,
-    };
-    let bytes = match read_bounded(&file.abs, max_size) {
-        Ok(Some(bytes)) => bytes,
-        Ok(None) => {
-            let size = std::fs::metadata(&file.abs).map(|m| m.len()).unwrap_or(0);
-            diagnostics.push(diag(
-                &rel,
-                Level::Warning,
-                None,
-                "too_large",
-                format!(
-                    "skipped: file larger than --max-file-size {max_size} bytes ({size} bytes)"
-                ),
-            ));
-            return skipped(diagnostics);
-        }
-        Err(err) => {
-            diagnostics.push(diag(
-                &rel,
-                Level::Warning,
-                None,
-                "unreadable",
-                format!("skipped: cannot read: {err}"),
-            ));
-            return skipped(diagnostics);
-        }
-    };
+fn probe_bytes(bytes: &[u8]) -> Probe {
     if bytes[..bytes.len().min(BINARY_SNIFF)].contains(&0) {
-        diagnostics.push(diag(
-            &rel,
+        Probe::Binary
+    } else {
+        Probe::Text {
+            hash: content_hash(bytes),
+        }
+    }
+}
+
+/// A hash of everything the output depends on: the tool, the options, the walk's findings and
+/// every file's path and content hash. Equal fingerprints mean byte-identical output.
+pub fn fingerprint(
+    settings: &str,
+    files: &[SourceFile],
+    probes: &[Probe],
+    walk: &[Diagnostic],
+) -> String {
+    let mut hasher = Hasher::new();
+    hasher.update(settings.as_bytes());
+    for (file, probe) in files.iter().zip(probes) {
+        hasher.update(file.rel.as_bytes());
+        hasher.update(b"\0");
+        hasher.update(format!("{probe:?}\n").as_bytes());
+    }
+    for diagnostic in walk {
+        hasher.update(format!("{diagnostic:?}\n").as_bytes());
+    }
+    hasher.finish()
+}
+
+/// Extracts every file, using the rayon pool; order is preserved. Each file's cache entry is
+/// moved out of `cache` (no copies of cached facts); what is left belongs to unvisited files.
+pub fn extract_all(
+    files: Vec<SourceFile>,
+    probes: Vec<Probe>,
+    max_size: u64,
+    cache: &mut ExtractCache,
+) -> Vec<Extracted> {
+    let work: Vec<(SourceFile, Probe, Option<CacheEntry>)> = files
+        .into_iter()
+        .zip(probes)
+        .map(|(file, probe)| {
+            let cached = cache.entries.remove(&file.rel);
+            (file, probe, cached)
+        })
+        .collect();
+    work.into_par_iter()
+        .map(|(file, probe, cached)| extract_one(file, probe, max_size, cached))
+        .collect()
+}
+
+fn skip_diagnostic(rel: &str, probe: &Probe, max_size: u64) -> Option<Diagnostic> {
+    Some(match probe {
+        Probe::TooLarge(size) => diag(
+            rel,
+            Level::Warning,
+            None,
+            "too_large",
+            format!("skipped: file larger than --max-file-size {max_size} bytes ({size} bytes)"),
+        ),
+        Probe::Unreadable(err) => diag(
+            rel,
+            Level::Warning,
+            None,
+            "unreadable",
+            format!("skipped: cannot read: {err}"),
+        ),
+        Probe::Binary => diag(
+            rel,
             Level::Info,
             None,
             "binary",
             "skipped: binary file (NUL byte)".into(),
-        ));
-        return skipped(diagnostics);
+        ),
+        Probe::Text { .. } => return None,
+    })
+}
+
+fn extract_one(
+    file: SourceFile,
+    probe: Probe,
+    max_size: u64,
+    cached: Option<CacheEntry>,
+) -> Extracted {
+    let rel = file.rel;
+    let lang = file.lang;
+    let done = |outcome, diagnostics| Extracted {
+        rel: rel.clone(),
+        lang,
+        outcome,
+        diagnostics,
+    };
+    let cached = cached.filter(|e| matches!(&probe, Probe::Text { hash } if *hash == e.hash));
+    if let Some(entry) = cached {
+        let diagnostics = entry_diagnostics(&rel, &entry);
+        return done(
+            Outcome::Ready {
+                entry,
+                from_cache: true,
+            },
+            diagnostics,
+        );
     }
-    let hash = content_hash(&bytes);
-    let source = match String::from_utf8(bytes) {
-        Ok(text) => text,
+    if let Some(diagnostic) = skip_diagnostic(&rel, &probe, max_size) {
+        return done(Outcome::Skipped, vec![diagnostic]);
+    }
+    // Read again: the probe kept no bytes. If the file changed in between, the new content wins.
+    let reread = match read_bounded(&file.abs, max_size) {
+        Ok(Some(bytes)) => Ok(bytes),
+        Ok(None) => Err(Probe::TooLarge(
+            std::fs::metadata(&file.abs).map(|m| m.len()).unwrap_or(0),
+        )),
+        Err(err) => Err(Probe::Unreadable(err.to_string())),
+    };
+    let bytes = match reread {
+        Ok(bytes) => bytes,
+        Err(probe) => {
+            let diagnostics = skip_diagnostic(&rel, &probe, max_size)
+                .into_iter()
+                .collect();
+            return done(Outcome::Skipped, diagnostics);
+        }
+    };
+    let Probe::Text { hash } = probe_bytes(&bytes) else {
+        let diagnostics = skip_diagnostic(&rel, &Probe::Binary, max_size)
+            .into_iter()
+            .collect();
+        return done(Outcome::Skipped, diagnostics);
+    };
+    let (source, non_utf8_line) = decode(bytes);
+    let facts: FileFacts = match lang::extract_file(lang, &rel, &source) {
+        Ok(facts) => facts,
+        Err(err) => {
+            let diagnostic = diag(
+                &rel,
+                Level::Error,
+                None,
+                "parse_failed",
+                format!("skipped: {err}"),
+            );
+            return done(Outcome::Skipped, vec![diagnostic]);
+        }
+    };
+    let entry = CacheEntry {
+        hash,
+        bytes: source.len() as u64,
+        lines: source.lines().count() as u32,
+        non_utf8_line,
+        facts,
+    };
+    let diagnostics = entry_diagnostics(&rel, &entry);
+    done(
+        Outcome::Ready {
+            entry,
+            from_cache: false,
+        },
+        diagnostics,
+    )
+}
+
+/// Source text, decoded lossily when it is not UTF-8 (with the line of the first bad byte).
+fn decode(bytes: Vec<u8>) -> (String, Option<u32>) {
+    match String::from_utf8(bytes) {
+        Ok(text) => (text, None),
         Err(err) => {
             let valid = err.utf8_error().valid_up_to();
             let bytes = err.into_bytes();
             let line = bytes[..valid].iter().filter(|&&b| b == b'\n').count() as u32 + 1;
-            diagnostics.push(diag(
-                &rel,
-                Level::Warning,
-                Some(line),
-                "non_utf8",
-                "not valid UTF-8: decoded lossily (invalid bytes became U+FFFD)".into(),
-            ));
-            String::from_utf8_lossy(&bytes).into_owned()
+            (String::from_utf8_lossy(&bytes).into_owned(), Some(line))
         }
-    };
-    let lines = source.lines().count() as u32;
-    let byte_len = source.len() as u64;
-    let (facts, from_cache) = match cached {
-        Some(entry) if entry.hash == hash => (entry.facts, true),
-        _ => match lang::extract_file(file.lang, &rel, &source) {
-            Ok(facts) => (facts, false),
-            Err(err) => {
-                diagnostics.push(diag(
-                    &rel,
-                    Level::Error,
-                    None,
-                    "parse_failed",
-                    format!("skipped: {err}"),
-                ));
-                return skipped(diagnostics);
-            }
-        },
-    };
-    if let Some(line) = facts.syntax_error_line {
-        diagnostics.push(diag(
-            &rel,
+    }
+}
+
+/// The diagnostics a file's extraction yields; derived from the entry, so a cached file reports
+/// exactly what a freshly parsed one does.
+fn entry_diagnostics(rel: &str, entry: &CacheEntry) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if let Some(line) = entry.non_utf8_line {
+        out.push(diag(
+            rel,
+            Level::Warning,
+            Some(line),
+            "non_utf8",
+            "not valid UTF-8: decoded lossily (invalid bytes became U+FFFD)".into(),
+        ));
+    }
+    if let Some(line) = entry.facts.syntax_error_line {
+        out.push(diag(
+            rel,
             Level::Warning,
             Some(line),
             "syntax_error",
             "syntax error: the definitions around it may be incomplete".into(),
         ));
     }
-    if let Some(line) = facts.depth_limit_line {
-        diagnostics.push(diag(
-            &rel,
+    if let Some(line) = entry.facts.depth_limit_line {
+        out.push(diag(
+            rel,
             Level::Warning,
             Some(line),
             "too_deep",
@@ -161,21 +267,10 @@ fn extract_one(file: SourceFile, max_size: u64, cached: Option<CacheEntry>) -> E
             ),
         ));
     }
-    Extracted {
-        rel,
-        lang: file.lang,
-        outcome: Outcome::Ready {
-            hash,
-            bytes: byte_len,
-            lines,
-            facts,
-            from_cache,
-        },
-        diagnostics,
-    }
+    out
 }
 
-/// The file's bytes, or `None` when it is larger than `max` (read no further than `max + 1`).
+/// The file's bytes, or `None` when it is larger than `max` (reads no further than `max + 1`).
 fn read_bounded(path: &std::path::Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
     let file = std::fs::File::open(path)?;
     let mut bytes = Vec::new();

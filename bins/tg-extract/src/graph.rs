@@ -2,14 +2,17 @@
 
 use crate::extract::{Extracted, Outcome};
 use crate::resolve::{RawEdge, ResolveStats, Resolver, Unit};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 use tg_shared::lang::FileFacts;
-use tg_shared::record::{Diagnostic, Edge, EdgeKind, FileRecord, Node, NodeKind, Resolution};
+use tg_shared::record::{
+    Diagnostic, Edge, EdgeKind, FileRecord, Node, NodeKind, Record, Resolution,
+};
 
 /// Ids of every symbol of one file: `path` for the module, `path::qualname`, and `#k` for the
 /// k-th repeat of a qualified name in source order.
 pub fn symbol_ids(path: &str, facts: &FileFacts) -> Vec<String> {
-    let mut seen: HashMap<&str, u32> = HashMap::new();
+    let mut seen: FxHashMap<&str, u32> = FxHashMap::default();
     facts
         .symbols
         .iter()
@@ -28,11 +31,12 @@ pub fn symbol_ids(path: &str, facts: &FileFacts) -> Vec<String> {
         .collect()
 }
 
-/// What the stream holds, in output order.
+/// What the stream holds, in output order, with the counts the summary reports.
 pub struct Graph {
-    pub files: Vec<(FileRecord, Vec<Node>)>,
-    pub edges: Vec<Edge>,
-    pub diagnostics: Vec<Diagnostic>,
+    pub records: Vec<Record>,
+    pub nodes: u64,
+    pub edges_by_kind: BTreeMap<EdgeKind, u64>,
+    pub diagnostics: u64,
     pub stats: ResolveStats,
 }
 
@@ -41,108 +45,100 @@ pub fn build(extracted: &[Extracted], mut diagnostics: Vec<Diagnostic>) -> Graph
     let mut records = Vec::new();
     for item in extracted {
         diagnostics.extend(item.diagnostics.iter().cloned());
-        if let Outcome::Ready {
-            hash,
-            bytes,
-            lines,
-            facts,
-            ..
-        } = &item.outcome
-        {
+        if let Outcome::Ready { entry, .. } = &item.outcome {
             units.push(Unit {
                 path: &item.rel,
                 lang: item.lang,
-                facts,
+                facts: &entry.facts,
             });
             records.push(FileRecord {
                 path: item.rel.clone(),
                 lang: item.lang.id().to_string(),
-                hash: hash.clone(),
-                bytes: *bytes,
-                lines: *lines,
+                hash: entry.hash.clone(),
+                bytes: entry.bytes,
+                lines: entry.lines,
             });
         }
     }
     let ids: Vec<Vec<String>> = units.iter().map(|u| symbol_ids(u.path, u.facts)).collect();
     let resolver = Resolver::new(&units);
-    let mut stats = ResolveStats::default();
-    let raw = resolver.edges(&mut stats);
+    let (raw, stats) = resolver.edges();
     let edges = aggregate(&raw, &ids);
 
-    let files = records
-        .into_iter()
-        .zip(&units)
-        .zip(&ids)
-        .map(|((record, unit), ids)| {
-            let nodes = unit
-                .facts
-                .symbols
-                .iter()
-                .zip(ids)
-                .map(|(sym, id)| Node {
-                    id: id.clone(),
-                    kind: sym.kind,
-                    name: sym.name.clone(),
-                    file: unit.path.to_string(),
-                    line_start: sym.line_start,
-                    line_end: sym.line_end,
-                    parent: sym.parent.map(|p| ids[p as usize].clone()),
-                    signature: sym.signature.clone(),
-                    doc: sym.doc.clone(),
-                    hash: sym.hash.clone(),
-                    layer: None,
-                    intent: None,
-                    intent_hash: None,
-                })
-                .collect();
-            (record, nodes)
-        })
-        .collect();
+    let mut out = Vec::with_capacity(raw.len() + ids.iter().map(Vec::len).sum::<usize>());
+    let mut nodes = 0;
+    for ((record, unit), ids) in records.into_iter().zip(&units).zip(&ids) {
+        out.push(Record::File(record));
+        for (sym, id) in unit.facts.symbols.iter().zip(ids) {
+            nodes += 1;
+            out.push(Record::Node(Node {
+                id: id.clone(),
+                kind: sym.kind,
+                name: sym.name.clone(),
+                file: unit.path.to_string(),
+                line_start: sym.line_start,
+                line_end: sym.line_end,
+                parent: sym.parent.map(|p| ids[p as usize].clone()),
+                signature: sym.signature.clone(),
+                doc: sym.doc.clone(),
+                hash: sym.hash.clone(),
+                layer: None,
+                intent: None,
+                intent_hash: None,
+            }));
+        }
+    }
+    let mut edges_by_kind = BTreeMap::new();
+    for edge in edges {
+        *edges_by_kind.entry(edge.kind).or_insert(0) += 1;
+        out.push(Record::Edge(edge));
+    }
     diagnostics.sort_by(|a, b| {
         (&a.file, a.line, &a.code, &a.message).cmp(&(&b.file, b.line, &b.code, &b.message))
     });
+    let diagnostic_count = diagnostics.len() as u64;
+    out.extend(diagnostics.into_iter().map(Record::Diagnostic));
     Graph {
-        files,
-        edges,
-        diagnostics,
+        records: out,
+        nodes,
+        edges_by_kind,
+        diagnostics: diagnostic_count,
         stats,
     }
 }
 
 /// One edge per (src, kind, dst): first line, number of sites, most certain resolution.
 fn aggregate(raw: &[RawEdge], ids: &[Vec<String>]) -> Vec<Edge> {
-    struct Acc {
-        line: u32,
-        count: u32,
-        resolution: Option<Resolution>,
-    }
-    let mut acc: BTreeMap<(&str, EdgeKind, &str), Acc> = BTreeMap::new();
-    for edge in raw {
-        let src = ids[edge.src.0 as usize][edge.src.1 as usize].as_str();
-        let dst = ids[edge.dst.0 as usize][edge.dst.1 as usize].as_str();
-        acc.entry((src, edge.kind, dst))
-            .and_modify(|a| {
-                a.line = a.line.min(edge.line);
-                a.count += 1;
-                a.resolution = a.resolution.min(edge.resolution);
-            })
-            .or_insert(Acc {
-                line: edge.line,
-                count: 1,
-                resolution: edge.resolution,
-            });
-    }
-    acc.into_iter()
-        .map(|((src, kind, dst), a)| Edge {
+    let id = |(f, i): (u32, u32)| ids[f as usize][i as usize].as_str();
+    let mut keyed: Vec<(&str, EdgeKind, &str, &RawEdge)> = raw
+        .iter()
+        .map(|e| (id(e.src), e.kind, id(e.dst), e))
+        .collect();
+    keyed.sort_unstable_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    let mut edges: Vec<Edge> = Vec::new();
+    let mut last: Option<(&str, EdgeKind, &str)> = None;
+    for (src, kind, dst, raw) in keyed {
+        if last == Some((src, kind, dst)) {
+            if let Some(edge) = edges.last_mut() {
+                edge.line = edge.line.min(raw.line);
+                edge.count += 1;
+                edge.resolution = edge.resolution.min(raw.resolution);
+                edge.confidence = edge.resolution.map(Resolution::confidence);
+            }
+            continue;
+        }
+        last = Some((src, kind, dst));
+        edges.push(Edge {
             kind,
             src: src.to_string(),
             dst: dst.to_string(),
-            line: a.line,
-            count: a.count,
-            resolution: a.resolution,
-            confidence: a.resolution.map(Resolution::confidence),
+            line: raw.line,
+            count: 1,
+            resolution: raw.resolution,
+            confidence: raw.resolution.map(Resolution::confidence),
             cross_layer: None,
             violation: None,
-        })
-        .collect()
+        });
+    }
+    edges
 }

@@ -12,12 +12,12 @@ pub mod graph;
 pub mod resolve;
 pub mod walk;
 
-use cache::{CacheEntryRef, CacheView, ExtractCache};
+use cache::{CacheEntry, CacheView, ExtractCache};
 use cli::Cli;
 use extract::Outcome;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tg_shared::exit;
@@ -38,6 +38,35 @@ impl Failure {
             code,
             message: message.into(),
         }
+    }
+}
+
+fn write_output_file(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    store::write_if_changed(path, bytes)
+        .map(|_| ())
+        .map_err(|e| {
+            Failure::new(
+                exit::CANT_CREATE,
+                format!("cannot write {}: {e}", path.display()),
+            )
+        })
+}
+
+/// Writes to the stream and to the output cache at once.
+struct Tee<'a> {
+    a: &'a mut dyn Write,
+    b: &'a mut dyn Write,
+}
+
+impl Write for Tee<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.a.write_all(buf)?;
+        self.b.write_all(buf)?;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.a.flush()?;
+        self.b.flush()
     }
 }
 
@@ -102,14 +131,7 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     let mut cache = ExtractCache::empty();
     if !cli.no_cache {
         match store.lock() {
-            Ok(held) => {
-                lock = Some(held);
-                let (loaded, note) = ExtractCache::load(&store.extract_cache_path());
-                cache = loaded;
-                if let (Some(note), false) = (note, cli.quiet) {
-                    eprintln!("tg-extract: {note}");
-                }
-            }
+            Ok(held) => lock = Some(held),
             Err(err) => {
                 if !cli.quiet {
                     eprintln!(
@@ -123,8 +145,63 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
 
     let walked = walk::walk(&root, &starts, &excludes);
     let files_seen = walked.files.len() as u64;
-    let extracted = extract::extract_all(walked.files, cli.max_file_size, &mut cache);
+    let timings = std::env::var_os("TG_TIMINGS").is_some();
+    let phase = |name: &str| {
+        if timings {
+            eprintln!(
+                "tg-extract: {name} done at {:.3}s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    };
+    phase("walk");
+    let probes = extract::probe_all(&walked.files, cli.max_file_size);
+    phase("probe");
+    let settings = format!("{}\nmax_file_size={}\n", cache::stamp(), cli.max_file_size);
+    let fingerprint = extract::fingerprint(&settings, &walked.files, &probes, &walked.diagnostics);
+    let output_cache = store.extract_output_cache_path();
 
+    if lock.is_some() {
+        if let Some(mut previous) = cache::open_output(&output_cache, &fingerprint) {
+            let mut bytes = Vec::new();
+            let copied = match &cli.output {
+                Some(_) => previous.read_to_end(&mut bytes).map(|_| ()),
+                None => {
+                    let mut out = io::stdout().lock();
+                    io::copy(&mut previous, &mut out).and_then(|_| out.flush())
+                }
+            };
+            match copied {
+                Ok(()) => {}
+                Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return Ok(exit::OK),
+                Err(err) => {
+                    return Err(Failure::new(
+                        exit::IO,
+                        format!("cannot write the output: {err}"),
+                    ))
+                }
+            }
+            if let Some(path) = &cli.output {
+                write_output_file(&cwd.join(path), &bytes)?;
+            }
+            if !cli.quiet {
+                eprintln!(
+                    "tg-extract: {files_seen} files (0 parsed, {files_seen} unchanged): reused the previous output in {:.2}s",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            return Ok(exit::OK);
+        }
+        let (loaded, note) = ExtractCache::load(&store.extract_cache_path());
+        cache = loaded;
+        if let (Some(note), false) = (note, cli.quiet) {
+            eprintln!("tg-extract: {note}");
+        }
+    }
+
+    phase("cache load");
+    let extracted = extract::extract_all(walked.files, probes, cli.max_file_size, &mut cache);
+    phase("parse");
     let (mut parsed, mut cached, mut skipped) = (0u64, 0u64, 0u64);
     for item in &extracted {
         match &item.outcome {
@@ -140,21 +217,15 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
         // entries of files that are gone.
         let dirty = parsed > 0 || (full_walk && !cache.entries.is_empty());
         if dirty {
-            let mut entries: BTreeMap<&str, CacheEntryRef> = BTreeMap::new();
+            let mut entries: BTreeMap<&str, &CacheEntry> = BTreeMap::new();
             if !full_walk {
                 for (path, entry) in &cache.entries {
-                    entries.insert(
-                        path,
-                        CacheEntryRef {
-                            hash: &entry.hash,
-                            facts: &entry.facts,
-                        },
-                    );
+                    entries.insert(path, entry);
                 }
             }
             for item in &extracted {
-                if let Outcome::Ready { hash, facts, .. } = &item.outcome {
-                    entries.insert(&item.rel, CacheEntryRef { hash, facts });
+                if let Outcome::Ready { entry, .. } = &item.outcome {
+                    entries.insert(&item.rel, entry);
                 }
             }
             let view = CacheView {
@@ -169,68 +240,72 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
         }
     }
 
+    phase("cache save");
     let graph = graph::build(&extracted, walked.diagnostics);
+    phase("resolve");
     drop(extracted);
-    let nodes: u64 = graph.files.iter().map(|(_, n)| n.len() as u64).sum();
+    let nodes = graph.nodes;
     let mut counts: BTreeMap<String, Value> = BTreeMap::new();
     let mut put = |name: &str, value: u64| {
         counts.insert(name.to_string(), Value::from(value));
     };
-    put("files_seen", files_seen);
-    put("parsed", parsed);
-    put("cached", cached);
+    // Only what the stream holds: how many files this run parsed or took from the cache is a
+    // fact about the run (stderr), and would make an incremental run's bytes differ from a
+    // clean run's.
+    put("files", files_seen - skipped);
     put("skipped", skipped);
     put("nodes", nodes);
-    put("edges", graph.edges.len() as u64);
+    put("edges", graph.edges_by_kind.values().sum());
     for kind in EdgeKind::ALL {
-        let n = graph.edges.iter().filter(|e| e.kind == kind).count() as u64;
+        let n = graph.edges_by_kind.get(&kind).copied().unwrap_or(0);
         put(&format!("edges_{}", kind.as_str()), n);
     }
-    put("diagnostics", graph.diagnostics.len() as u64);
+    put("diagnostics", graph.diagnostics);
     put("imports_external", graph.stats.imports_external);
     put("calls_unresolved", graph.stats.calls_unresolved);
-    let summary = Summary {
+    let summary = Record::Summary(Summary {
         stage: "tg-extract".to_string(),
         counts,
-    };
-
+    });
+    let header = Record::Header(Header::new(concat!(
+        "tg-extract ",
+        env!("CARGO_PKG_VERSION")
+    )));
     let write_all = |out: &mut dyn Write| -> io::Result<()> {
         let mut writer = RecordWriter::new(out);
-        writer.write(&Record::Header(Header::new(concat!(
-            "tg-extract ",
-            env!("CARGO_PKG_VERSION")
-        ))))?;
-        for (file, nodes) in &graph.files {
-            writer.write(&Record::File(file.clone()))?;
-            for node in nodes {
-                writer.write(&Record::Node(node.clone()))?;
-            }
+        writer.write(&header)?;
+        for record in &graph.records {
+            writer.write(record)?;
         }
-        for edge in &graph.edges {
-            writer.write(&Record::Edge(edge.clone()))?;
-        }
-        for diagnostic in &graph.diagnostics {
-            writer.write(&Record::Diagnostic(diagnostic.clone()))?;
-        }
-        writer.write(&Record::Summary(summary.clone()))?;
+        writer.write(&summary)?;
         writer.flush()
+    };
+    let mut output_cache_writer = match lock {
+        Some(_) => cache::OutputCache::create(&output_cache, &fingerprint).ok(),
+        None => None,
     };
     match &cli.output {
         Some(path) => {
             let mut bytes = Vec::new();
             write_all(&mut bytes).map_err(|e| Failure::new(exit::SOFTWARE, e.to_string()))?;
-            let path = cwd.join(path);
-            store::write_if_changed(&path, &bytes).map_err(|e| {
-                Failure::new(
-                    exit::CANT_CREATE,
-                    format!("cannot write {}: {e}", path.display()),
-                )
-            })?;
+            write_output_file(&cwd.join(path), &bytes)?;
+            if let Some(writer) = output_cache_writer.as_mut() {
+                if writer.write_all(&bytes).is_err() {
+                    output_cache_writer = None;
+                }
+            }
         }
         None => {
             let stdout = io::stdout();
             let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-            match write_all(&mut out) {
+            let result = match output_cache_writer.as_mut() {
+                Some(cache_writer) => write_all(&mut Tee {
+                    a: &mut out,
+                    b: cache_writer,
+                }),
+                None => write_all(&mut out),
+            };
+            match result {
                 Ok(()) => {}
                 // `tg-extract . | head` is a success, not an error.
                 Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return Ok(exit::OK),
@@ -243,12 +318,20 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
             }
         }
     }
+    phase("output");
+    if let Some(writer) = output_cache_writer {
+        if let Err(err) = writer.finish() {
+            if !cli.quiet {
+                eprintln!("tg-extract: cannot write {}: {err}", output_cache.display());
+            }
+        }
+    }
     drop(lock);
     if !cli.quiet {
         eprintln!(
             "tg-extract: {files_seen} files ({parsed} parsed, {cached} cached, {skipped} skipped), {nodes} nodes, {} edges, {} diagnostics in {:.2}s",
-            graph.edges.len(),
-            graph.diagnostics.len(),
+            graph.edges_by_kind.values().sum::<u64>(),
+            graph.diagnostics,
             started.elapsed().as_secs_f64()
         );
     }

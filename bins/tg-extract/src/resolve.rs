@@ -6,7 +6,8 @@
 //! enclosing class or impl, or of its bases), `import` (through an import binding), `unique` (the
 //! only repository symbol of that name), `ambiguous` (one of a few; an edge to each).
 
-use std::collections::{HashMap, HashSet};
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tg_shared::lang::{Binding, FileFacts, Language, ModuleRef, RefKind, ScopeRule, Target};
 use tg_shared::record::{EdgeKind, NodeKind, Resolution};
 
@@ -49,7 +50,6 @@ enum Lookup {
     ModuleKey {
         lang: &'static str,
         key: String,
-        file: Option<u32>,
     },
     /// Bound to something outside the repository: never fall back to a same-named symbol.
     External,
@@ -78,6 +78,10 @@ pub struct Resolver<'a> {
     owned: HashMap<(&'static str, &'a str, &'a str), Vec<Sym>>,
     /// (lang, type name) → class-like symbols, for `Type::method` when `Type` was not resolved.
     types: HashMap<(&'static str, &'a str), Vec<Sym>>,
+    /// (file, class) → indices of its `Inherit` references.
+    base_refs: HashMap<Sym, Vec<u32>>,
+    /// Each file's most specific module key (where its submodules hang).
+    primary_key: Vec<Option<String>>,
 }
 
 fn is_type_like(kind: NodeKind) -> bool {
@@ -91,24 +95,36 @@ impl<'a> Resolver<'a> {
     pub fn new(units: &'a [Unit<'a>]) -> Self {
         let mut r = Resolver {
             units,
-            by_path: HashMap::new(),
-            by_key: HashMap::new(),
-            children: HashMap::new(),
-            bindings: HashMap::new(),
-            stars: HashMap::new(),
-            locals: HashSet::new(),
-            top_level: HashMap::new(),
-            methods: HashMap::new(),
-            owned: HashMap::new(),
-            types: HashMap::new(),
+            by_path: HashMap::default(),
+            by_key: HashMap::default(),
+            children: HashMap::default(),
+            bindings: HashMap::default(),
+            stars: HashMap::default(),
+            locals: HashSet::default(),
+            top_level: HashMap::default(),
+            methods: HashMap::default(),
+            owned: HashMap::default(),
+            types: HashMap::default(),
+            base_refs: HashMap::default(),
+            primary_key: Vec::with_capacity(units.len()),
         };
         for (f, unit) in units.iter().enumerate() {
             let f = f as u32;
             let lang = unit.lang.id();
             r.by_path.insert(unit.path, f);
             let keys = r.by_key.entry(lang).or_default();
-            for key in unit.lang.module_keys(unit.path) {
+            let module_keys = unit.lang.module_keys(unit.path);
+            r.primary_key.push(module_keys.first().cloned());
+            for key in module_keys {
                 keys.entry(key).or_default().push(f);
+            }
+            for (i, reference) in unit.facts.refs.iter().enumerate() {
+                if reference.kind == RefKind::Inherit {
+                    r.base_refs
+                        .entry((f, reference.scope))
+                        .or_default()
+                        .push(i as u32);
+                }
             }
             let symbols = &unit.facts.symbols;
             for (i, sym) in symbols.iter().enumerate() {
@@ -167,11 +183,31 @@ impl<'a> Resolver<'a> {
         r
     }
 
-    /// Every edge of the repository, unaggregated, in a deterministic order.
-    pub fn edges(&self, stats: &mut ResolveStats) -> Vec<RawEdge> {
+    /// Every edge of the repository, unaggregated, in a deterministic order (files resolve in
+    /// parallel; results are concatenated in file order).
+    pub fn edges(&self) -> (Vec<RawEdge>, ResolveStats) {
+        let per_file: Vec<(Vec<RawEdge>, ResolveStats)> = (0..self.units.len() as u32)
+            .into_par_iter()
+            .map(|f| {
+                let mut stats = ResolveStats::default();
+                let edges = self.file_edges(f, &mut stats);
+                (edges, stats)
+            })
+            .collect();
+        let mut out = Vec::with_capacity(per_file.iter().map(|(e, _)| e.len()).sum());
+        let mut total = ResolveStats::default();
+        for (edges, stats) in per_file {
+            out.extend(edges);
+            total.calls_unresolved += stats.calls_unresolved;
+            total.imports_external += stats.imports_external;
+        }
+        (out, total)
+    }
+
+    fn file_edges(&self, f: u32, stats: &mut ResolveStats) -> Vec<RawEdge> {
         let mut out = Vec::new();
-        for (f, unit) in self.units.iter().enumerate() {
-            let f = f as u32;
+        let unit = &self.units[f as usize];
+        {
             for (i, sym) in unit.facts.symbols.iter().enumerate() {
                 if let Some(parent) = sym.parent {
                     out.push(RawEdge {
@@ -295,7 +331,7 @@ impl<'a> Resolver<'a> {
             Target::SelfMember(name) => self.resolve_self_member(f, scope, name),
             Target::SuperMember(name) => match self.enclosing_class(f, scope) {
                 Some(class) => {
-                    let mut seen = HashSet::new();
+                    let mut seen = HashSet::default();
                     let found: Vec<Sym> = self
                         .bases_of(class)
                         .into_iter()
@@ -390,7 +426,6 @@ impl<'a> Resolver<'a> {
             Binding::Module { module, .. } => Lookup::ModuleKey {
                 lang: lang.id(),
                 key: module.clone(),
-                file: self.module_by_key(lang.id(), module, f),
             },
             Binding::Member { module, member, .. } => {
                 match self.module_by_key(lang.id(), module, f) {
@@ -400,14 +435,15 @@ impl<'a> Resolver<'a> {
                     },
                     None => {
                         let sub = format!("{module}{}{member}", lang.key_separator());
-                        match self.module_by_key(lang.id(), &sub, f) {
-                            Some(m) => Lookup::ModuleKey {
+                        if self.module_by_key(lang.id(), &sub, f).is_some() {
+                            Lookup::ModuleKey {
                                 lang: lang.id(),
                                 key: sub,
-                                file: Some(m),
-                            },
-                            None if lang.unmatched_module_is_external(module) => Lookup::External,
-                            None => Lookup::NotFound,
+                            }
+                        } else if lang.unmatched_module_is_external(module) {
+                            Lookup::External
+                        } else {
+                            Lookup::NotFound
                         }
                     }
                 }
@@ -423,14 +459,10 @@ impl<'a> Resolver<'a> {
         }
         let unit = &self.units[m as usize];
         let lang = unit.lang.id();
-        for key in unit.lang.module_keys(unit.path).into_iter().take(1) {
+        if let Some(key) = &self.primary_key[m as usize] {
             let sub = format!("{key}{}{name}", unit.lang.key_separator());
-            if let Some(file) = self.module_by_key(lang, &sub, m) {
-                return Lookup::ModuleKey {
-                    lang,
-                    key: sub,
-                    file: Some(file),
-                };
+            if self.module_by_key(lang, &sub, m).is_some() {
+                return Lookup::ModuleKey { lang, key: sub };
             }
         }
         if hops < MAX_HOPS {
@@ -489,7 +521,6 @@ impl<'a> Resolver<'a> {
                 return Lookup::ModuleKey {
                     lang,
                     key: candidate,
-                    file: Some(m),
                 };
             };
             return match self.member_of_module(m, first, 0) {
@@ -515,7 +546,7 @@ impl<'a> Resolver<'a> {
         for part in rest {
             let mut next = Vec::new();
             for &sym in &current {
-                let mut seen = HashSet::new();
+                let mut seen = HashSet::default();
                 next.extend(self.class_member(sym, part, &mut seen, 0));
             }
             if next.is_empty() {
@@ -560,13 +591,13 @@ impl<'a> Resolver<'a> {
 
     /// The resolved bases of a class (its `inherits` references).
     fn bases_of(&self, (f, i): Sym) -> Vec<Sym> {
-        let mut bases = Vec::new();
-        for reference in &self.units[f as usize].facts.refs {
-            if reference.kind == RefKind::Inherit && reference.scope == i {
-                bases.extend(self.resolve_base(f, i, &reference.target).0);
-            }
-        }
-        bases
+        let Some(refs) = self.base_refs.get(&(f, i)) else {
+            return Vec::new();
+        };
+        let facts = self.units[f as usize].facts;
+        refs.iter()
+            .flat_map(|&r| self.resolve_base(f, i, &facts.refs[r as usize].target).0)
+            .collect()
     }
 
     fn enclosing_class(&self, f: u32, scope: u32) -> Option<Sym> {
@@ -589,7 +620,7 @@ impl<'a> Resolver<'a> {
                 .collect()
         };
         if let Some(class) = self.enclosing_class(f, scope) {
-            let found = callable(self.class_member(class, name, &mut HashSet::new(), 0));
+            let found = callable(self.class_member(class, name, &mut HashSet::default(), 0));
             if !found.is_empty() {
                 return (found, Resolution::SelfMethod);
             }
@@ -639,7 +670,7 @@ impl<'a> Resolver<'a> {
             if let Some(types) = self.types.get(&(lang.id(), owner.as_str())) {
                 let found: Vec<Sym> = types
                     .iter()
-                    .flat_map(|&t| self.class_member(t, method, &mut HashSet::new(), 0))
+                    .flat_map(|&t| self.class_member(t, method, &mut HashSet::default(), 0))
                     .collect();
                 if !found.is_empty() {
                     return pick_fallback(found);

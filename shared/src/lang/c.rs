@@ -82,6 +82,8 @@ fn extract(path: &str, source: &str, root: Node) -> FileFacts {
         doc: None,
     }];
     let mut children = Vec::new();
+    // One cursor for the whole walk: `node.walk()` per node allocates.
+    let mut cursor = root.walk();
     while let Some(task) = stack.pop() {
         if task.depth > MAX_DEPTH {
             facts.depth_limit_line.get_or_insert(start_line(task.node));
@@ -130,8 +132,10 @@ fn extract(path: &str, source: &str, root: Node) -> FileFacts {
                 }
             }
             "type_definition" => {
-                let mut cursor = node.walk();
-                for declarator in node.children_by_field_name("declarator", &mut cursor) {
+                let declarators: Vec<Node> = node
+                    .children_by_field_name("declarator", &mut cursor)
+                    .collect();
+                for declarator in declarators {
                     if let Some(name) = type_name(declarator, source) {
                         let signature = match node.child_by_field_name("type") {
                             Some(ty) if ty.child_by_field_name("body").is_some() => format!(
@@ -209,7 +213,6 @@ fn extract(path: &str, source: &str, root: Node) -> FileFacts {
             "comment" | "string_literal" | "char_literal" | "number_literal" => continue,
             _ => {}
         }
-        let mut cursor = node.walk();
         let mut comments = CommentRun::new();
         for child in node.children(&mut cursor) {
             let is_comment = child.kind() == "comment";

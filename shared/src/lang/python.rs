@@ -11,7 +11,7 @@ use super::{
 };
 use crate::hash::content_hash;
 use crate::record::{EdgeKind, NodeKind};
-use tree_sitter::Node;
+use tree_sitter::{Node, TreeCursor};
 
 pub struct Python;
 
@@ -125,6 +125,8 @@ impl<'s> Walker<'s> {
             decorated: None,
         }];
         let mut children = Vec::new();
+        // One cursor for the whole walk: `node.walk()` per node allocates.
+        let mut cursor = root.walk();
         while let Some(task) = stack.pop() {
             if task.depth > MAX_DEPTH {
                 self.facts
@@ -133,14 +135,19 @@ impl<'s> Walker<'s> {
                 continue;
             }
             children.clear();
-            self.visit(&task, &mut children);
+            self.visit(&task, &mut children, &mut cursor);
             // Reverse so the stack pops children in source order (ids count repeats in order).
             stack.extend(children.drain(..).rev());
         }
         self.facts
     }
 
-    fn visit<'t>(&mut self, task: &Task<'t>, next: &mut Vec<Task<'t>>) {
+    fn visit<'t>(
+        &mut self,
+        task: &Task<'t>,
+        next: &mut Vec<Task<'t>>,
+        cursor: &mut TreeCursor<'t>,
+    ) {
         let node = task.node;
         let child_task = |node: Node<'t>, scope: u32| Task {
             node,
@@ -150,8 +157,7 @@ impl<'s> Walker<'s> {
         };
         match node.kind() {
             "decorated_definition" => {
-                let mut cursor = node.walk();
-                for child in node.named_children(&mut cursor) {
+                for child in node.named_children(cursor) {
                     if child.kind() == "decorator" {
                         next.push(child_task(child, task.scope));
                     }
@@ -206,8 +212,7 @@ impl<'s> Walker<'s> {
             "future_import_statement" | "comment" => return,
             _ => {}
         }
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
+        for child in node.named_children(cursor) {
             next.push(child_task(child, task.scope));
         }
     }

@@ -139,6 +139,8 @@ impl<'s> Walker<'s> {
             owner: None,
         }];
         let mut children = Vec::new();
+        // One cursor for the whole walk: `node.walk()` per node allocates.
+        let mut cursor = root.walk();
         while let Some(task) = stack.pop() {
             if task.depth > MAX_DEPTH {
                 self.facts
@@ -149,7 +151,6 @@ impl<'s> Walker<'s> {
             let Some((scope, owner)) = self.visit(&task) else {
                 continue;
             };
-            let mut cursor = task.node.walk();
             let mut comments = CommentRun::new();
             for child in task.node.children(&mut cursor) {
                 let kind = child.kind();
