@@ -127,16 +127,23 @@ fn check_schema(schema: &str) -> Result<(), String> {
 /// Writes one record per line. Callers wrap the sink in a `BufWriter`.
 pub struct RecordWriter<W: Write> {
     out: W,
+    /// One line at a time: serde_json would wrap the sink's errors, hiding a broken pipe.
+    line: Vec<u8>,
 }
 
 impl<W: Write> RecordWriter<W> {
     pub fn new(out: W) -> Self {
-        RecordWriter { out }
+        RecordWriter {
+            out,
+            line: Vec::with_capacity(512),
+        }
     }
 
     pub fn write(&mut self, record: &Record) -> io::Result<()> {
-        serde_json::to_writer(&mut self.out, record).map_err(io::Error::other)?;
-        self.out.write_all(b"\n")
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, record).map_err(io::Error::other)?;
+        self.line.push(b'\n');
+        self.out.write_all(&self.line)
     }
 
     /// Writes a line exactly as read (pass-through of records a stage does not own).

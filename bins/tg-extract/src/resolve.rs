@@ -416,6 +416,25 @@ impl<'a> Resolver<'a> {
                 }
             }
         }
+        // C: definitions in the headers this file includes.
+        let unit = &self.units[f as usize];
+        for import in &unit.facts.imports {
+            if import.edge != Some(EdgeKind::Includes) {
+                continue;
+            }
+            if let Some(m) = import
+                .target
+                .iter()
+                .find_map(|t| self.module_ref(unit, f, t))
+            {
+                if let Some(defs) = self.children.get(&(m, 0, name)) {
+                    return Lookup::Symbols(
+                        defs.iter().map(|&d| (m, d)).collect(),
+                        Resolution::Import,
+                    );
+                }
+            }
+        }
         Lookup::NotFound
     }
 

@@ -61,6 +61,52 @@ fn diagnostic(level: Level, file: Option<String>, code: &str, message: String) -
     }
 }
 
+/// A walk error as a diagnostic: symlink loops (found by the walker, or ELOOP from the OS) get
+/// their own code; the path is taken from wherever the error nests it.
+fn walk_diagnostic(root: &Path, err: &ignore::Error) -> Diagnostic {
+    let mut path = None;
+    let mut current = err;
+    let mut is_loop = false;
+    loop {
+        match current {
+            ignore::Error::WithPath { path: p, err } => {
+                path.get_or_insert_with(|| p.clone());
+                current = err;
+            }
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                current = err;
+            }
+            ignore::Error::Loop { child, .. } => {
+                path.get_or_insert_with(|| child.clone());
+                is_loop = true;
+                break;
+            }
+            ignore::Error::Io(io) => {
+                // ELOOP: "too many levels of symbolic links".
+                is_loop = io.raw_os_error() == Some(40);
+                break;
+            }
+            _ => break,
+        }
+    }
+    let file = path.and_then(|p| relative(root, &p));
+    if is_loop {
+        diagnostic(
+            Level::Warning,
+            file,
+            "symlink_loop",
+            "skipped: symlink loop".into(),
+        )
+    } else {
+        diagnostic(
+            Level::Warning,
+            file,
+            "walk_error",
+            format!("skipped: {err}"),
+        )
+    }
+}
+
 /// Walks `starts` (absolute, under `root`, which is canonical).
 pub fn walk(root: &Path, starts: &[PathBuf], excludes: &GlobSet) -> WalkResult {
     let diagnostics = Arc::new(Mutex::new(Vec::new()));
@@ -115,16 +161,7 @@ pub fn walk(root: &Path, starts: &[PathBuf], excludes: &GlobSet) -> WalkResult {
         let entry = match result {
             Ok(entry) => entry,
             Err(err) => {
-                let (file, code) = match &err {
-                    ignore::Error::Loop { child, .. } => (relative(root, child), "symlink_loop"),
-                    ignore::Error::WithPath { path, .. } => (relative(root, path), "walk_error"),
-                    _ => (None, "walk_error"),
-                };
-                let message = match code {
-                    "symlink_loop" => "skipped: symlink loop".to_string(),
-                    _ => format!("skipped: {err}"),
-                };
-                local.push(diagnostic(Level::Warning, file, code, message));
+                local.push(walk_diagnostic(root, &err));
                 continue;
             }
         };

@@ -202,7 +202,10 @@ impl<'s> Walker<'s> {
                     line: start_line(node),
                     edge: Some(EdgeKind::Imports),
                     target: vec![ModuleRef::Key(format!("{}::{name}", self.module_key))],
-                    binding: Binding::None,
+                    binding: Binding::Module {
+                        module: format!("{}::{name}", self.module_key),
+                        name,
+                    },
                 });
                 return None;
             }

@@ -1,0 +1,349 @@
+//! tg-extract as a command: walking rules, bad input, exit codes, caching and determinism.
+
+mod common;
+
+use common::*;
+use predicates::prelude::*;
+use std::fs;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use tg_shared::record::Record;
+
+fn diagnostics(records: &[Record]) -> Vec<(String, String)> {
+    records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Diagnostic(d) => Some((d.file.clone().unwrap_or_default(), d.code.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn node_ids(records: &[Record]) -> Vec<String> {
+    nodes(records).into_iter().map(|n| n.id.clone()).collect()
+}
+
+#[test]
+fn stream_starts_with_header_and_ends_with_summary() {
+    let records = records(&extract(&fixture("python"), false));
+    assert!(matches!(&records[0], Record::Header(h) if h.schema == "1.0" && h.root == "."));
+    assert!(matches!(records.last(), Some(Record::Summary(s)) if s.stage == "tg-extract"));
+    assert_eq!(summary_count(&records, "files"), 6);
+    assert_eq!(
+        summary_count(&records, "nodes"),
+        nodes(&records).len() as u64
+    );
+    let calls = edges(&records)
+        .iter()
+        .filter(|e| e.kind.as_str() == "calls")
+        .count() as u64;
+    assert_eq!(summary_count(&records, "edges_calls"), calls);
+}
+
+#[test]
+fn bad_inputs_are_diagnostics_and_the_rest_is_still_extracted() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::write(root.join("good.py"), "def ok():\n    return 1\n").unwrap();
+    fs::write(root.join("binary.py"), b"def x():\n\0\0\0 pass\n").unwrap();
+    fs::write(root.join("latin1.py"), b"# caf\xe9\ndef caf():\n    pass\n").unwrap();
+    let big = "x = 1\n".repeat(10 * 1024 * 1024 / 6 + 1);
+    fs::write(root.join("big.py"), big).unwrap();
+    let deep = format!(
+        "y = {}1{}\ndef after_deep():\n    pass\n",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
+    fs::write(root.join("deep.py"), deep).unwrap();
+    fs::write(
+        root.join("broken.py"),
+        "def fine():\n    pass\n\ndef bad(:\n    pass\n\ndef later():\n    pass\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(root.join("loop"), root.join("loop")).unwrap_or(());
+    fs::create_dir(root.join("sub")).unwrap();
+    std::os::unix::fs::symlink(root, root.join("sub/back")).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(
+        outside.path().join("secret.py"),
+        "def secret():\n    pass\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join("escape")).unwrap();
+
+    let records = records(&extract(root, false));
+    let ids = node_ids(&records);
+    for id in [
+        "good.py::ok",
+        "latin1.py::caf",
+        "broken.py::fine",
+        "broken.py::later",
+    ] {
+        assert!(ids.contains(&id.to_string()), "{id} missing from {ids:?}");
+    }
+    assert!(
+        !ids.iter().any(|id| id.contains("secret")),
+        "followed a symlink out of the root"
+    );
+    assert!(
+        !ids.iter().any(|id| id.starts_with("sub/back")),
+        "followed a symlink loop"
+    );
+    let diags = diagnostics(&records);
+    let has = |file: &str, code: &str| diags.iter().any(|(f, c)| f == file && c == code);
+    assert!(has("binary.py", "binary"), "{diags:?}");
+    assert!(has("latin1.py", "non_utf8"), "{diags:?}");
+    assert!(has("big.py", "too_large"), "{diags:?}");
+    assert!(has("broken.py", "syntax_error"), "{diags:?}");
+    assert!(has("escape", "symlink_outside_root"), "{diags:?}");
+    assert!(diags.iter().any(|(_, c)| c == "symlink_loop"), "{diags:?}");
+    // The deeply nested file is parsed; what lies past the depth limit is reported.
+    assert!(has("deep.py", "too_deep"), "{diags:?}");
+    assert!(ids.contains(&"deep.py".to_string()));
+}
+
+#[test]
+fn unreadable_file_is_a_diagnostic() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("ok.py"), "def ok():\n    pass\n").unwrap();
+    let locked = dir.path().join("locked.py");
+    fs::write(&locked, "def hidden():\n    pass\n").unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    let readable_anyway = fs::File::open(&locked).is_ok(); // root reads everything
+    let records = records(&extract(dir.path(), false));
+    let ids = node_ids(&records);
+    assert!(ids.contains(&"ok.py::ok".to_string()));
+    if readable_anyway {
+        assert!(ids.contains(&"locked.py::hidden".to_string()));
+    } else {
+        assert!(diagnostics(&records).contains(&("locked.py".into(), "unreadable".into())));
+    }
+}
+
+#[test]
+fn paths_outside_the_root_or_missing_are_clear_errors() {
+    let root = copy_fixture("python");
+    let other = tempfile::tempdir().unwrap();
+    bin()
+        .arg("--root")
+        .arg(root.path())
+        .arg(other.path())
+        .assert()
+        .code(64)
+        .stdout("")
+        .stderr(predicate::str::contains("is outside the repository root"));
+    bin()
+        .arg("--root")
+        .arg(root.path())
+        .arg(root.path().join("no/such/dir"))
+        .assert()
+        .code(66)
+        .stderr(predicate::str::contains("does not exist"));
+    bin()
+        .args(["--max-file-size", "lots"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a size"));
+}
+
+#[test]
+fn gitignore_exclude_and_store_dirs_are_not_walked() {
+    let root = copy_fixture("python");
+    fs::write(root.path().join(".gitignore"), "pkg/web.py\n").unwrap();
+    fs::create_dir_all(root.path().join(".tldrgraph")).unwrap();
+    fs::write(
+        root.path().join(".tldrgraph/artifact.py"),
+        "def artifact(): pass\n",
+    )
+    .unwrap();
+    fs::create_dir_all(root.path().join(".git")).unwrap();
+    fs::write(root.path().join(".git/hook.py"), "def hook(): pass\n").unwrap();
+    let output = bin()
+        .arg("--root")
+        .arg(root.path())
+        .args(["--no-cache", "--exclude", "pkg/models.py"])
+        .output()
+        .unwrap();
+    let records = records(&output.stdout);
+    let files: Vec<String> = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::File(f) => Some(f.path.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        files,
+        vec!["main.py", "pkg/__init__.py", "pkg/api.py", "pkg/util.py"]
+    );
+}
+
+#[test]
+fn only_the_given_paths_are_extracted() {
+    let root = copy_fixture("python");
+    let output = bin()
+        .current_dir(root.path())
+        .args(["--root", ".", "--no-cache", "pkg/util.py", "main.py"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let ids = node_ids(&records(&output.stdout));
+    assert_eq!(
+        ids,
+        vec![
+            "main.py",
+            "main.py::main",
+            "pkg/util.py",
+            "pkg/util.py::helper",
+            "pkg/util.py::date"
+        ]
+    );
+}
+
+#[test]
+fn output_is_deterministic_and_incremental_runs_match_clean_runs() {
+    let root = copy_fixture("python");
+    let clean = extract(root.path(), false);
+    assert_eq!(clean, extract(root.path(), false), "two clean runs differ");
+
+    let first = bin().arg("--root").arg(root.path()).output().unwrap();
+    assert_eq!(first.stdout, clean);
+    assert!(String::from_utf8_lossy(&first.stderr).contains("(6 parsed, 0 cached"));
+    assert!(root.path().join(".tldrgraph/cache/extract.bin").exists());
+
+    let noop = bin().arg("--root").arg(root.path()).output().unwrap();
+    assert_eq!(noop.stdout, clean);
+    assert!(
+        String::from_utf8_lossy(&noop.stderr).contains("0 parsed"),
+        "{}",
+        String::from_utf8_lossy(&noop.stderr)
+    );
+
+    // Touch one file's content: exactly that file is parsed again.
+    let util = root.path().join("pkg/util.py");
+    let mut text = fs::read_to_string(&util).unwrap();
+    text.push_str("\n\ndef extra():\n    return helper()\n");
+    fs::write(&util, text).unwrap();
+    let incremental = bin().arg("--root").arg(root.path()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&incremental.stderr);
+    assert!(stderr.contains("(1 parsed, 5 cached"), "{stderr}");
+    let clean_after = extract(root.path(), false);
+    assert_eq!(
+        incremental.stdout, clean_after,
+        "incremental output differs from a clean run"
+    );
+    assert!(node_ids(&records(&clean_after)).contains(&"pkg/util.py::extra".to_string()));
+
+    // A deleted file disappears from the graph and from the cache.
+    fs::remove_file(root.path().join("pkg/web.py")).unwrap();
+    let after_delete = bin().arg("--root").arg(root.path()).output().unwrap();
+    assert_eq!(after_delete.stdout, extract(root.path(), false));
+    assert!(!String::from_utf8_lossy(&after_delete.stdout).contains("pkg/web.py::App"));
+}
+
+#[test]
+fn a_damaged_cache_is_ignored_and_rebuilt() {
+    let root = copy_fixture("c");
+    let clean = extract(root.path(), false);
+    let cache_dir = root.path().join(".tldrgraph/cache");
+    fs::create_dir_all(&cache_dir).unwrap();
+    fs::write(cache_dir.join("extract.bin"), b"garbage").unwrap();
+    fs::write(cache_dir.join("extract.out"), b"garbage\nmore").unwrap();
+    let output = bin().arg("--root").arg(root.path()).output().unwrap();
+    assert!(output.status.success());
+    assert_eq!(output.stdout, clean);
+    // And the rebuilt cache is used next time.
+    let again = bin().arg("--root").arg(root.path()).output().unwrap();
+    assert_eq!(again.stdout, clean);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("0 parsed"));
+}
+
+#[test]
+fn output_file_is_written_only_when_it_changes() {
+    let root = copy_fixture("rust");
+    let out = root.path().join("graph.ndjson");
+    for _ in 0..2 {
+        bin()
+            .arg("--root")
+            .arg(root.path())
+            .arg("--output")
+            .arg(&out)
+            .arg(root.path().join("src"))
+            .assert()
+            .success()
+            .stdout("");
+    }
+    let modified = fs::metadata(&out).unwrap().modified().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    bin()
+        .arg("--root")
+        .arg(root.path())
+        .arg("--output")
+        .arg(&out)
+        .arg(root.path().join("src"))
+        .assert()
+        .success();
+    assert_eq!(fs::metadata(&out).unwrap().modified().unwrap(), modified);
+    assert_eq!(fs::read(&out).unwrap(), {
+        let mut cmd = bin();
+        cmd.arg("--root")
+            .arg(root.path())
+            .arg("--no-cache")
+            .arg(root.path().join("src"));
+        cmd.output().unwrap().stdout
+    });
+}
+
+#[test]
+fn two_runs_at_once_both_succeed_with_the_same_output() {
+    let root = copy_fixture("python");
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_tg-extract"))
+            .arg("--root")
+            .arg(root.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    assert!(a.status.success() && b.status.success());
+    assert_eq!(a.stdout, b.stdout);
+    assert_eq!(a.stdout, extract(root.path(), false));
+}
+
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    // Far more output than a pipe buffers, so the writer does meet the closed pipe.
+    let root = tempfile::tempdir().unwrap();
+    for i in 0..300 {
+        let body: String = (0..10)
+            .map(|j| format!("def f{j}():\n    return f{}()\n\n", (j + 1) % 10))
+            .collect();
+        fs::write(root.path().join(format!("m{i}.py")), body).unwrap();
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tg-extract"))
+        .arg("--root")
+        .arg(root.path())
+        .arg("--no-cache")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "exit status {status:?}");
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

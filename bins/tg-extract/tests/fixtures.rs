@@ -1,0 +1,230 @@
+//! The fixture repositories under tests/fixtures/, each with its exact expected nodes and
+//! relations written out by hand (not captured from our own output).
+
+mod common;
+
+use common::*;
+
+#[test]
+fn python_fixture_nodes_are_exact() {
+    let records = records(&extract(&fixture("python"), false));
+    let expected = expect_nodes(&[
+        ("main.py", "module", 1, 11),
+        ("main.py::main", "function", 10, 11),
+        ("pkg/__init__.py", "module", 1, 4),
+        ("pkg/api.py", "module", 1, 72),
+        ("pkg/api.py::get", "function", 10, 12),
+        ("pkg/api.py::request", "function", 15, 19),
+        // Decorated: the range starts at `def`, like Python's ast.
+        ("pkg/api.py::index", "function", 23, 24),
+        ("pkg/api.py::Session", "class", 27, 54),
+        ("pkg/api.py::Session.name", "method", 31, 32),
+        ("pkg/api.py::Session.send", "method", 34, 36),
+        ("pkg/api.py::Session.prepare", "method", 38, 39),
+        ("pkg/api.py::Session.load", "method", 41, 51),
+        ("pkg/api.py::Session.load.inner", "function", 44, 45),
+        ("pkg/api.py::Session.load.Local", "class", 47, 49),
+        ("pkg/api.py::Session.load.Local.run", "method", 48, 49),
+        ("pkg/api.py::Session.fetch", "method", 53, 54),
+        ("pkg/api.py::load", "function", 57, 58),
+        ("pkg/api.py::platform", "function", 62, 63),
+        ("pkg/api.py::platform#2", "function", 65, 66),
+        ("pkg/api.py::dumps", "function", 71, 72),
+        ("pkg/models.py", "module", 1, 8),
+        ("pkg/models.py::Base", "class", 1, 3),
+        ("pkg/models.py::Base.save", "method", 2, 3),
+        ("pkg/models.py::Model", "class", 6, 8),
+        ("pkg/models.py::Model.validate", "method", 7, 8),
+        ("pkg/util.py", "module", 1, 7),
+        ("pkg/util.py::helper", "function", 1, 2),
+        ("pkg/util.py::date", "function", 5, 7),
+        ("pkg/web.py", "module", 1, 8),
+        ("pkg/web.py::App", "class", 1, 5),
+        ("pkg/web.py::App.route", "method", 2, 5),
+        ("pkg/web.py::App.route.decorator", "function", 3, 4),
+    ]);
+    assert_eq!(node_set(&records), expected);
+
+    let nodes = nodes(&records);
+    let get = nodes.iter().find(|n| n.id == "pkg/api.py::get").unwrap();
+    assert_eq!(get.signature.as_deref(), Some("def get(url)"));
+    assert_eq!(get.doc.as_deref(), Some("Fetch a URL."));
+    assert_eq!(get.parent.as_deref(), Some("pkg/api.py"));
+    let fetch = nodes
+        .iter()
+        .find(|n| n.id == "pkg/api.py::Session.fetch")
+        .unwrap();
+    assert_eq!(fetch.signature.as_deref(), Some("async def fetch(self)"));
+    let module = nodes.iter().find(|n| n.id == "pkg/api.py").unwrap();
+    assert_eq!(module.doc.as_deref(), Some("The API module."));
+}
+
+#[test]
+fn python_fixture_relations_follow_python_scoping_and_imports() {
+    let records = records(&extract(&fixture("python"), false));
+    let expected = expect_relations(&[
+        // `pkg.api.get()` through `import pkg.api`, `u.helper()` through `import pkg.util as u`.
+        "calls main.py -> pkg/api.py::get (import)",
+        "calls main.py -> pkg/util.py::helper (import)",
+        "calls main.py -> pkg/models.py::Model (import)",
+        // `models.Model().validate()`: the receiver's type is unknown; one method of that name.
+        "calls main.py -> pkg/models.py::Model.validate (unique)",
+        "calls main.py::main -> pkg/api.py::load (import)",
+        "imports main.py -> pkg/api.py (import)",
+        "imports main.py -> pkg/util.py (import)",
+        "imports main.py -> pkg/models.py (import)",
+        "imports pkg/__init__.py -> pkg/api.py (import)",
+        "imports pkg/api.py -> pkg/util.py (import)",
+        "imports pkg/api.py -> pkg/models.py (import)",
+        "imports pkg/api.py -> pkg/web.py (import)",
+        // The decorator `@app.route("/")` is a call made by the module at definition time.
+        "calls pkg/api.py -> pkg/web.py::App.route (unique)",
+        "calls pkg/api.py::get -> pkg/api.py::request (local)",
+        // `util.helper()` (from . import util) and `h()` (from .util import helper as h);
+        // `date()` is datetime.date: no edge to the repository's own `date`.
+        "calls pkg/api.py::request -> pkg/util.py::helper (import)",
+        "calls pkg/api.py::request -> pkg/api.py::Session (local)",
+        "calls pkg/api.py::index -> pkg/api.py::get (local)",
+        "calls pkg/api.py::load -> pkg/api.py::index (local)",
+        // `super().save()` and `self.prepare()`; `self.save()` found on a base class.
+        "calls pkg/api.py::Session.send -> pkg/models.py::Base.save (self)",
+        "calls pkg/api.py::Session.send -> pkg/api.py::Session.prepare (self)",
+        "calls pkg/api.py::Session.prepare -> pkg/models.py::Base.save (self)",
+        // A bare `load()` in method `load` is the module function, not the method itself.
+        "calls pkg/api.py::Session.load -> pkg/api.py::load (local)",
+        "calls pkg/api.py::Session.load -> pkg/api.py::Session.load.inner (local)",
+        "calls pkg/api.py::Session.load.inner -> pkg/api.py::get (local)",
+        // A method of a class nested in a function sees the function's names.
+        "calls pkg/api.py::Session.load.Local.run -> pkg/api.py::Session.load.inner (local)",
+        "calls pkg/api.py::Session.fetch -> pkg/api.py::Session.send (self)",
+        "inherits pkg/api.py::Session -> pkg/models.py::Model (import)",
+        "inherits pkg/models.py::Model -> pkg/models.py::Base (local)",
+        "calls pkg/models.py::Model.validate -> pkg/models.py::Base.save (self)",
+        "calls pkg/util.py::helper -> pkg/util.py::date (local)",
+        "calls pkg/web.py -> pkg/web.py::App (local)",
+    ]);
+    assert_eq!(relation_set(&records), expected);
+    assert_eq!(summary_count(&records, "imports_external"), 3);
+}
+
+#[test]
+fn c_fixture_nodes_are_exact() {
+    let records = records(&extract(&fixture("c"), false));
+    let expected = expect_nodes(&[
+        ("include/util.h", "module", 1, 27),
+        ("include/util.h::MAX", "macro", 5, 5),
+        ("include/util.h::struct point", "struct", 8, 11),
+        ("include/util.h::point_t", "typedef", 13, 13),
+        ("include/util.h::union value", "union", 15, 18),
+        ("include/util.h::value_t", "typedef", 15, 18),
+        ("include/util.h::enum color", "enum", 20, 20),
+        ("include/util.h::callback_t", "typedef", 22, 22),
+        ("src/broken.c", "module", 1, 16),
+        ("src/broken.c::before", "function", 3, 6),
+        ("src/broken.c::broken", "function", 8, 11),
+        // After the syntax error: still found.
+        ("src/broken.c::after", "function", 13, 16),
+        ("src/main.c", "module", 1, 14),
+        ("src/main.c::twice", "function", 4, 7),
+        ("src/main.c::main", "function", 9, 14),
+        ("src/util.c", "module", 1, 24),
+        ("src/util.c::util_add", "function", 5, 8),
+        ("src/util.c::util_add_", "function", 11, 14),
+        ("src/util.c::twice", "function", 16, 19),
+        ("src/util.c::make_buffer", "function", 21, 24),
+    ]);
+    assert_eq!(node_set(&records), expected);
+    let nodes = nodes(&records);
+    let add = nodes
+        .iter()
+        .find(|n| n.id == "src/util.c::util_add")
+        .unwrap();
+    assert_eq!(add.doc.as_deref(), Some("Adds two numbers."));
+    assert_eq!(add.signature.as_deref(), Some("int util_add(int a, int b)"));
+    let max = nodes
+        .iter()
+        .find(|n| n.id == "include/util.h::MAX")
+        .unwrap();
+    assert_eq!(max.doc.as_deref(), Some("Largest of two values."));
+    let diagnostics: Vec<_> = records
+        .iter()
+        .filter_map(|r| match r {
+            tg_shared::record::Record::Diagnostic(d) => Some(d),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(diagnostics.len(), 1);
+    assert_eq!(diagnostics[0].file.as_deref(), Some("src/broken.c"));
+    assert_eq!(diagnostics[0].line, Some(10));
+    assert_eq!(diagnostics[0].code, "syntax_error");
+}
+
+#[test]
+fn c_fixture_relations() {
+    let records = records(&extract(&fixture("c"), false));
+    let expected = expect_relations(&[
+        // `"../include/util.h"` relative to the file, `"util.h"` by path suffix.
+        "includes src/util.c -> include/util.h (import)",
+        "includes src/main.c -> include/util.h (import)",
+        "includes src/broken.c -> include/util.h (import)",
+        "calls src/util.c::util_add_ -> src/util.c::util_add (local)",
+        "calls src/util.c::twice -> include/util.h::MAX (import)",
+        "calls src/util.c::make_buffer -> src/util.c::twice (local)",
+        // The static `twice` of main.c, not util.c's.
+        "calls src/main.c::main -> src/main.c::twice (local)",
+        "calls src/main.c::main -> src/util.c::util_add (unique)",
+        "calls src/main.c::main -> src/util.c::util_add_ (unique)",
+        "calls src/broken.c::after -> src/broken.c::before (local)",
+        "calls src/broken.c::after -> src/util.c::util_add (unique)",
+    ]);
+    assert_eq!(relation_set(&records), expected);
+    // <stdio.h> is outside the repository.
+    assert_eq!(summary_count(&records, "imports_external"), 1);
+}
+
+#[test]
+fn rust_fixture_nodes_and_relations() {
+    let records = records(&extract(&fixture("rust"), false));
+    let expected = expect_nodes(&[
+        ("src/lib.rs", "module", 1, 23),
+        ("src/lib.rs::open_default", "function", 9, 13),
+        ("src/lib.rs::tests", "mod", 16, 23),
+        ("src/lib.rs::tests::opens", "function", 20, 22),
+        ("src/store.rs", "module", 1, 46),
+        ("src/store.rs::Store", "struct", 5, 7),
+        ("src/store.rs::Mode", "enum", 9, 12),
+        ("src/store.rs::Named", "trait", 14, 21),
+        ("src/store.rs::Named::name", "method", 15, 15),
+        ("src/store.rs::Named::shout", "method", 18, 20),
+        ("src/store.rs::Store::open", "method", 25, 31),
+        ("src/store.rs::Store::touch", "method", 33, 35),
+        ("src/store.rs::Store::flush_all", "method", 37, 37),
+        ("src/store.rs::Store::validate", "method", 39, 39),
+        ("src/store.rs::Store::name", "method", 43, 45),
+        ("src/util.rs", "module", 1, 4),
+        ("src/util.rs::log", "function", 2, 4),
+    ]);
+    assert_eq!(node_set(&records), expected);
+    let nodes = nodes(&records);
+    let store = nodes
+        .iter()
+        .find(|n| n.id == "src/store.rs::Store")
+        .unwrap();
+    // The doc comment above `#[derive]` still documents the struct.
+    assert_eq!(store.doc.as_deref(), Some("A key-value store."));
+    let expected = expect_relations(&[
+        "imports src/lib.rs -> src/store.rs (import)",
+        "imports src/lib.rs -> src/util.rs (import)",
+        "imports src/store.rs -> src/util.rs (import)",
+        "calls src/lib.rs::open_default -> src/store.rs::Store::open (import)",
+        "calls src/lib.rs::open_default -> src/util.rs::log (import)",
+        "calls src/lib.rs::tests::opens -> src/lib.rs::open_default (local)",
+        "calls src/store.rs::Store::open -> src/util.rs::log (import)",
+        // `store.touch()`: the receiver's type is not inferred; the only `touch` method.
+        "calls src/store.rs::Store::open -> src/store.rs::Store::touch (unique)",
+        "calls src/store.rs::Store::open -> src/store.rs::Store::validate (self)",
+        "calls src/store.rs::Store::touch -> src/store.rs::Store::flush_all (self)",
+        "calls src/store.rs::Named::shout -> src/store.rs::Named::name (self)",
+    ]);
+    assert_eq!(relation_set(&records), expected);
+}
