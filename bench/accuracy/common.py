@@ -132,7 +132,11 @@ class Stream:
 def read_stream(path: str) -> Stream:
     """Load a tg-extract NDJSON stream ('-' = stdin). Unknown record types are ignored."""
     s = Stream()
-    fh = sys.stdin if path == "-" else open(path, encoding="utf-8")
+    try:
+        fh = sys.stdin if path == "-" else open(path, encoding="utf-8")
+    except OSError as err:
+        print(f"cannot read the stream {path}: {err.strerror}", file=sys.stderr)
+        sys.exit(2)
     try:
         for line in fh:
             line = line.strip()

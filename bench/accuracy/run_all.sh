@@ -11,11 +11,14 @@ tg="${1:-$here/../../target/release/tg-extract}"
 tsv="${2:-}"
 out="${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/tg-accuracy.XXXXXX")}"
 [ -x "$tg" ] || { echo "no tg-extract at $tg (build it first)" >&2; exit 2; }
+mkdir -p "$out"
 if [ -z "$tsv" ]; then tsv="$out/corpora.tsv"; bash "$here/../../../shared/corpora/get.sh" > "$tsv"; fi
 echo "streams in $out" >&2
 rc=0; calls=()
 while IFS=$'\t' read -r name path lang; do
-  "$tg" --no-cache --root "$path" "$path" > "$out/$name.ndjson" 2> "$out/$name.err" || echo "tg-extract failed on $name" >&2
+  if ! "$tg" --no-cache --root "$path" "$path" > "$out/$name.ndjson" 2> "$out/$name.err"; then
+    echo "tg-extract failed on $name (see $out/$name.err)" >&2; rc=1; continue
+  fi
   case "$lang" in
     python) python3 "$here/py_defs.py" "$path" "$out/$name.ndjson" || rc=1
             case "$name" in requests|rich|httpx) calls+=("$path" "$out/$name.ndjson");; esac ;;

@@ -289,13 +289,17 @@ impl<'a> Resolver<'a> {
             return Some(candidates[0]);
         }
         let from = self.units[importer as usize].path;
+        let nearest = self.units[importer as usize].lang.prefers_nearest_module();
         candidates.iter().copied().min_by_key(|&c| {
             let path = self.units[c as usize].path;
-            (
-                std::cmp::Reverse(common_dir_prefix(from, path)),
-                path.len(),
-                path,
-            )
+            let depth = path.matches('/').count();
+            let distance = usize::MAX - common_dir_prefix(from, path);
+            let (first, second) = if nearest {
+                (distance, depth)
+            } else {
+                (depth, distance)
+            };
+            (first, second, path.len(), path)
         })
     }
 

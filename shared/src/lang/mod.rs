@@ -32,7 +32,7 @@ pub struct FileFacts {
 
 /// Bumped whenever extraction changes what it produces, so caches written by an older build are
 /// not trusted.
-pub const EXTRACTOR_REVISION: u32 = 2;
+pub const EXTRACTOR_REVISION: u32 = 4;
 
 /// Nesting depth (syntax tree levels) beyond which extraction stops descending. Real code stays
 /// far below it; generated or hostile files may not.
@@ -154,6 +154,11 @@ pub trait Language: Sync + Send {
     /// A method name so common on library types (`append`, `get`) that a call on an unknown
     /// receiver must not be bound to the one repository method of that name.
     fn is_common_member(&self, _name: &str) -> bool {
+        false
+    }
+    /// When several files answer to one module key: `true` picks the one nearest the importer
+    /// (C's `#include "x.h"`), `false` the one nearest the root (Python's absolute imports).
+    fn prefers_nearest_module(&self) -> bool {
         false
     }
     /// Whether a module key that matched no repository file is outside the repository (its

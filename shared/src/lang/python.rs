@@ -246,7 +246,7 @@ impl<'s> Walker<'s> {
             qualname,
             parent: Some(task.scope),
             line_start: start_line(node),
-            line_end: end_line(node),
+            line_end: code_end_line(node),
             signature: Some(header_before(node, body, source)),
             doc: docstring(body, source),
             hash: content_hash(text(hashed, source).as_bytes()),
@@ -471,6 +471,50 @@ impl<'s> Walker<'s> {
             None => base,
         }
     }
+}
+
+/// The last line of code of a compound statement: comments after the last statement belong to
+/// the block in tree-sitter's tree, but not to the definition (nor to Python's `end_lineno`).
+fn code_end_line(node: Node) -> u32 {
+    let mut current = node;
+    for _ in 0..MAX_DEPTH {
+        let compound = matches!(
+            current.kind(),
+            "function_definition"
+                | "class_definition"
+                | "decorated_definition"
+                | "block"
+                | "if_statement"
+                | "elif_clause"
+                | "else_clause"
+                | "for_statement"
+                | "while_statement"
+                | "try_statement"
+                | "except_clause"
+                | "except_group_clause"
+                | "finally_clause"
+                | "with_statement"
+                | "match_statement"
+                | "case_clause"
+        );
+        if !compound {
+            break;
+        }
+        let mut last = None;
+        for i in (0..current.named_child_count()).rev() {
+            if let Some(child) = current.named_child(i as u32) {
+                if child.kind() != "comment" {
+                    last = Some(child);
+                    break;
+                }
+            }
+        }
+        match last {
+            Some(child) => current = child,
+            None => break,
+        }
+    }
+    end_line(current).max(start_line(node))
 }
 
 fn join_key(module: &str, member: &str) -> String {

@@ -17,6 +17,8 @@ use crate::hash::content_hash;
 use crate::record::{EdgeKind, NodeKind};
 use tree_sitter::Node;
 
+mod recover;
+
 pub struct C;
 
 impl Language for C {
@@ -49,6 +51,10 @@ impl Language for C {
     fn key_separator(&self) -> &'static str {
         "/"
     }
+
+    fn prefers_nearest_module(&self) -> bool {
+        true
+    }
 }
 
 struct Task<'t> {
@@ -75,6 +81,15 @@ fn extract(path: &str, source: &str, root: Node) -> FileFacts {
     });
     facts.syntax_error_line = first_error_line(root);
     let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+    walk(root, source, dir, &mut facts);
+    if root.has_error() {
+        recover::recover(root, source, dir, &mut facts);
+    }
+    facts
+}
+
+/// Walks a (sub)tree into `facts`: definitions hang off the module, calls off their function.
+fn walk(root: Node, source: &str, dir: &str, facts: &mut FileFacts) {
     let mut stack = vec![Task {
         node: root,
         scope: 0,
@@ -99,7 +114,7 @@ fn extract(path: &str, source: &str, root: Node) -> FileFacts {
                 {
                     let body = node.child_by_field_name("body");
                     scope = push_symbol(
-                        &mut facts,
+                        facts,
                         NodeKind::Function,
                         name.to_string(),
                         name.to_string(),
@@ -120,7 +135,7 @@ fn extract(path: &str, source: &str, root: Node) -> FileFacts {
                     };
                     let name = text(name, source);
                     push_symbol(
-                        &mut facts,
+                        facts,
                         kind,
                         name.to_string(),
                         format!("{tag} {name}"),
@@ -146,7 +161,7 @@ fn extract(path: &str, source: &str, root: Node) -> FileFacts {
                             _ => one_line(text(node, source).trim_end_matches(';')),
                         };
                         push_symbol(
-                            &mut facts,
+                            facts,
                             NodeKind::Typedef,
                             name.to_string(),
                             name.to_string(),
@@ -165,7 +180,7 @@ fn extract(path: &str, source: &str, root: Node) -> FileFacts {
                         .child_by_field_name("parameters")
                         .map_or("", |p| text(p, source));
                     push_symbol(
-                        &mut facts,
+                        facts,
                         NodeKind::Macro,
                         name.to_string(),
                         name.to_string(),
@@ -228,7 +243,6 @@ fn extract(path: &str, source: &str, root: Node) -> FileFacts {
         }
         stack.extend(children.drain(..).rev());
     }
-    facts
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -262,7 +276,7 @@ fn push_symbol(
 
 /// The name a function definition declares: the identifier inside the first
 /// `function_declarator` of the declarator chain (`*f(int)`, `(f)(void)`, `f(a, b) int a;`).
-fn function_name<'s>(declarator: Node, source: &'s str) -> Option<&'s str> {
+pub(super) fn function_name<'s>(declarator: Node, source: &'s str) -> Option<&'s str> {
     let mut node = declarator;
     let mut seen_function = false;
     for _ in 0..64 {

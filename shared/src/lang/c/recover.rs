@@ -1,0 +1,277 @@
+//! Recovering the definitions a syntax error swallowed.
+//!
+//! Without a preprocessor, tree-sitter meets macros it cannot parse (`LZ4_FORCE_INLINE int
+//! f(...)`, `IMPLEMENT_ASN1_FUNCTIONS(T)` on a line of its own) and its error recovery can fold
+//! the functions that follow into one ERROR subtree. Here each such region is parsed again from
+//! the lines where a top-level definition may start, skipping a leading ALL-CAPS macro word, until
+//! the definitions inside come out clean. Reparses cover only the region (tree-sitter's included
+//! ranges keep the original byte and line positions) and are bounded per file.
+
+use super::{function_name, walk};
+use crate::lang::util::start_line;
+use crate::lang::FileFacts;
+use crate::record::NodeKind;
+use std::collections::HashSet;
+use tree_sitter::{Node, Parser, Point, Range};
+
+/// Reparses allowed per file: recovery must never cost more than a few parses of the file.
+const MAX_REPARSES: usize = 48;
+
+pub(super) fn recover(root: Node, source: &str, dir: &str, facts: &mut FileFacts) {
+    let mut regions = Vec::new();
+    error_regions(root, &mut regions);
+    if regions.is_empty() {
+        return;
+    }
+    let mut parser = Parser::new();
+    if parser
+        .set_language(&tree_sitter_c::LANGUAGE.into())
+        .is_err()
+    {
+        return;
+    }
+    let mut known: HashSet<(String, u32)> = facts
+        .symbols
+        .iter()
+        .filter(|s| s.kind == NodeKind::Function)
+        .map(|s| (s.name.clone(), s.line_start))
+        .collect();
+    let mut budget = MAX_REPARSES;
+    for (start, end) in regions {
+        let mut from = start;
+        while budget > 0 {
+            let Some(candidate) = next_candidate(source, from, end) else {
+                break;
+            };
+            budget -= 1;
+            let ranges = included_ranges(source, candidate, end);
+            if parser.set_included_ranges(&ranges).is_err() {
+                break;
+            }
+            let Some(tree) = parser.parse(source, None) else {
+                break;
+            };
+            // Accept the clean definitions, in order, up to the first broken top-level node.
+            let mut resume = None;
+            let mut cursor = tree.root_node().walk();
+            for child in tree.root_node().children(&mut cursor) {
+                if child.start_byte() < candidate {
+                    continue;
+                }
+                if child.has_error() {
+                    break;
+                }
+                resume = Some(child.end_byte());
+                if child.kind() != "function_definition" {
+                    continue;
+                }
+                let name = child
+                    .child_by_field_name("declarator")
+                    .and_then(|d| function_name(d, source));
+                if let Some(name) = name {
+                    if known.insert((name.to_string(), start_line(child))) {
+                        walk_definition(child, source, dir, facts);
+                    }
+                }
+            }
+            // Go on after what parsed cleanly, or at least past this candidate's line.
+            from = match resume {
+                Some(end_byte) if end_byte > candidate => end_byte,
+                _ => line_end(source, candidate),
+            };
+        }
+    }
+}
+
+/// Walks one recovered definition with the ordinary walker (calls and all).
+fn walk_definition(node: Node, source: &str, dir: &str, facts: &mut FileFacts) {
+    walk(node, source, dir, facts);
+}
+
+/// Byte ranges of top-level stretches that hold errors: an erroneous node and the loose pieces
+/// after it (a `function_declarator`, a bare `compound_statement`), until the next clean
+/// definition. Preprocessor blocks are looked into.
+fn error_regions(parent: Node, out: &mut Vec<(usize, usize)>) {
+    let mut open: Option<(usize, usize)> = None;
+    let mut cursor = parent.walk();
+    for child in parent.children(&mut cursor) {
+        let kind = child.kind();
+        let container = matches!(
+            kind,
+            "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif" | "preproc_elifdef"
+        );
+        if container && child.has_error() {
+            if let Some(region) = open.take() {
+                out.push(region);
+            }
+            error_regions(child, out);
+            continue;
+        }
+        // Comments and plain declarations neither open nor close a region: a broken function's
+        // `int c;` or `/* note */` can surface at the top level.
+        if !child.has_error() && matches!(kind, "comment" | "declaration") {
+            if let Some(region) = open.as_mut() {
+                region.1 = child.end_byte();
+            }
+            continue;
+        }
+        let clean_item = !child.has_error()
+            && (container
+                || matches!(
+                    kind,
+                    "function_definition"
+                        | "type_definition"
+                        | "preproc_include"
+                        | "preproc_def"
+                        | "preproc_function_def"
+                        | "preproc_call"
+                ));
+        match (&mut open, clean_item) {
+            // The region runs up to the next clean item: a definition the error cut short may
+            // end after the broken node that swallowed its start.
+            (Some(_), true) => {
+                if let Some((start, _)) = open.take() {
+                    out.push((start, child.start_byte()));
+                }
+            }
+            (Some(region), false) => region.1 = child.end_byte(),
+            (None, false) if child.has_error() => {
+                open = Some((child.start_byte(), child.end_byte()))
+            }
+            _ => {}
+        }
+    }
+    if let Some((start, _)) = open {
+        out.push((start, parent.end_byte()));
+    }
+}
+
+/// The start of the next line in `[from, end)` where a top-level definition may begin: column 0,
+/// an identifier character, and a previous line that ends a statement, a block or a comment.
+fn next_candidate(source: &str, from: usize, end: usize) -> Option<usize> {
+    let bytes = source.as_bytes();
+    let mut pos = line_start(source, from);
+    if pos < from {
+        pos = line_end(source, from);
+    }
+    while pos < end {
+        let first = bytes[pos];
+        if (first.is_ascii_alphabetic() || first == b'_') && previous_line_ends_item(source, pos) {
+            let line = &source[pos..line_end(source, pos).min(source.len())];
+            let is_label = line.trim_end().ends_with(':') && !line.contains('(');
+            if !is_label {
+                return Some(pos);
+            }
+        }
+        pos = line_end(source, pos);
+    }
+    None
+}
+
+fn previous_line_ends_item(source: &str, pos: usize) -> bool {
+    let before = source[..pos].trim_end();
+    if before.is_empty() {
+        return true;
+    }
+    let last_line = before.rsplit('\n').next().unwrap_or(before).trim();
+    // A K&R-style return-type line (`static int`, `LZ4_FORCE_INLINE const char *`) also
+    // precedes a definition's name line.
+    let return_type_line = last_line
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b' ' || b == b'\t' || b == b'*');
+    last_line.starts_with('#')
+        || [";", "}", ")", "*/"]
+            .iter()
+            .any(|end| last_line.ends_with(end))
+        || last_line.starts_with("//")
+        || return_type_line
+}
+
+/// Start of the line holding `pos`.
+fn line_start(source: &str, pos: usize) -> usize {
+    source[..pos].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// Start of the line after the one holding `pos`.
+fn line_end(source: &str, pos: usize) -> usize {
+    source[pos..]
+        .find('\n')
+        .map_or(source.len(), |i| pos + i + 1)
+}
+
+/// `[start, end)` as included ranges, minus a leading ALL-CAPS macro word on each line
+/// (`XXH_PUBLIC_API XXH_errorcode f(...)`), so the rest parses as C.
+fn included_ranges(source: &str, start: usize, end: usize) -> Vec<Range> {
+    let mut ranges = Vec::new();
+    let mut range_start = start;
+    let mut pos = start;
+    while pos < end {
+        let next = line_end(source, pos).min(end);
+        let line = &source[pos..next];
+        let indent = line.len() - line.trim_start().len();
+        if let Some(word_len) = leading_macro_word(&line[indent..]) {
+            let word_start = pos + indent;
+            if word_start > range_start {
+                ranges.push(range(source, range_start, word_start));
+            }
+            range_start = word_start + word_len;
+        }
+        pos = next;
+    }
+    if end > range_start {
+        ranges.push(range(source, range_start, end));
+    }
+    ranges
+}
+
+/// Length of an ALL-CAPS identifier that starts `text` and is followed by a space and another
+/// identifier on a line that also has a `(`: a macro in front of a declaration.
+fn leading_macro_word(text: &str) -> Option<usize> {
+    let len = text
+        .bytes()
+        .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
+        .count();
+    if len < 2 || !text.as_bytes()[0].is_ascii_uppercase() {
+        return None;
+    }
+    let rest = &text[len..];
+    let after = rest.trim_start_matches([' ', '\t']);
+    let spaced = after.len() < rest.len();
+    let next_is_identifier = after
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
+    (spaced && next_is_identifier && text.contains('(')).then_some(len)
+}
+
+fn range(source: &str, start: usize, end: usize) -> Range {
+    Range {
+        start_byte: start,
+        end_byte: end,
+        start_point: point(source, start),
+        end_point: point(source, end),
+    }
+}
+
+fn point(source: &str, pos: usize) -> Point {
+    let before = &source.as_bytes()[..pos];
+    let row = before.iter().filter(|&&b| b == b'\n').count();
+    let column = pos - line_start(source, pos);
+    Point { row, column }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn macro_words_are_recognised() {
+        assert_eq!(
+            leading_macro_word("XXH_PUBLIC_API XXH_errorcode f(int)"),
+            Some(14)
+        );
+        assert_eq!(leading_macro_word("LZ4_FORCE_INLINE int\n"), None);
+        assert_eq!(leading_macro_word("STACK_OF(X) *f(void)"), None);
+        assert_eq!(leading_macro_word("static int f(void)"), None);
+    }
+}
