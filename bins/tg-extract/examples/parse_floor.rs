@@ -4,6 +4,8 @@
 //!
 //! usage: parse_floor ROOT
 
+#![allow(clippy::print_stdout, clippy::exit)]
+
 use rayon::prelude::*;
 use std::time::Instant;
 

@@ -113,7 +113,7 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
         }
         starts.push(abs);
     }
-    let full_walk = starts.is_empty() || starts.iter().any(|s| *s == root);
+    let full_walk = starts.is_empty() || starts.contains(&root);
     if starts.is_empty() {
         starts.push(root.clone());
     }
