@@ -17,13 +17,9 @@ build:
 	$(CARGO) build --release --workspace --bins
 
 demo: build
-	@echo "== tg-extract on $(EXAMPLE) (graph in target/demo.ndjson)"
+	@echo "== tg-extract on $(EXAMPLE) (stream in target/demo.ndjson)"
 	$(RELEASE)/tg-extract --root $(EXAMPLE) --no-cache $(EXAMPLE) > target/demo.ndjson
-	@python3 -c 'import json,sys; recs=[json.loads(l) for l in open("target/demo.ndjson")]; \
-	  [print(f"  {r[\"kind\"]:9} {r[\"id\"]}") for r in recs if r["type"]=="node" and r["kind"]!="module"]; \
-	  [print(f"  {r[\"src\"]} --{r[\"kind\"]}/{r.get(\"resolution\")}--> {r[\"dst\"]}") for r in recs if r["type"]=="edge" and r["kind"] in ("calls","inherits")]; \
-	  print("  summary:", {k:v for k,v in recs[-1].items() if k!="type"})' 2>/dev/null \
-	  || tail -n 1 target/demo.ndjson
+	python3 pipelines/show-graph.py target/demo.ndjson
 
 test:
 	$(CARGO) build --workspace --all-targets
