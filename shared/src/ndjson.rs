@@ -146,6 +146,11 @@ impl<W: Write> RecordWriter<W> {
         self.out.write_all(&self.line)
     }
 
+    /// Writes lines already serialised (each ending in a newline).
+    pub fn write_bytes(&mut self, lines: &[u8]) -> io::Result<()> {
+        self.out.write_all(lines)
+    }
+
     /// Writes a line exactly as read (pass-through of records a stage does not own).
     pub fn write_raw(&mut self, line: &str) -> io::Result<()> {
         self.out.write_all(line.as_bytes())?;

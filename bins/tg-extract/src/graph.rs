@@ -1,10 +1,13 @@
 //! From facts to records: ids, aggregated edges, and the stream in its fixed order.
 
 use crate::extract::{Extracted, Outcome};
-use crate::resolve::{RawEdge, ResolveStats, Resolver, Unit};
+use crate::resolve::{RawEdge, ResolveStats, Resolver, Sym, Unit};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
+use std::io::{self, Write};
 use tg_shared::lang::FileFacts;
+use tg_shared::ndjson::RecordWriter;
 use tg_shared::record::{
     Diagnostic, Edge, EdgeKind, FileRecord, Node, NodeKind, Record, Resolution,
 };
@@ -31,18 +34,36 @@ pub fn symbol_ids(path: &str, facts: &FileFacts) -> Vec<String> {
         .collect()
 }
 
-/// What the stream holds, in output order, with the counts the summary reports.
-pub struct Graph {
-    pub records: Vec<Record>,
+/// The graph, ready to be written: records are made one at a time while writing, so memory
+/// holds the facts and the (index-based) edges, never the whole stream.
+pub struct Graph<'a> {
+    units: Vec<Unit<'a>>,
+    files: Vec<FileRecord>,
+    ids: Vec<Vec<String>>,
+    edges: Vec<Aggregated>,
+    diagnostics: Vec<Diagnostic>,
     pub nodes: u64,
     pub edges_by_kind: BTreeMap<EdgeKind, u64>,
-    pub diagnostics: u64,
     pub stats: ResolveStats,
 }
 
-pub fn build(extracted: &[Extracted], mut diagnostics: Vec<Diagnostic>) -> Graph {
+/// Files serialised per parallel batch, and edges per parallel chunk: bounded memory.
+const WRITE_BATCH_FILES: usize = 256;
+const WRITE_BATCH_EDGES: usize = 8192;
+
+/// One relation after aggregation, by symbol index.
+struct Aggregated {
+    kind: EdgeKind,
+    src: Sym,
+    dst: Sym,
+    line: u32,
+    count: u32,
+    resolution: Option<Resolution>,
+}
+
+pub fn build<'a>(extracted: &'a [Extracted], mut diagnostics: Vec<Diagnostic>) -> Graph<'a> {
     let mut units = Vec::new();
-    let mut records = Vec::new();
+    let mut files = Vec::new();
     for item in extracted {
         diagnostics.extend(item.diagnostics.iter().cloned());
         if let Outcome::Ready { entry, .. } = &item.outcome {
@@ -51,7 +72,7 @@ pub fn build(extracted: &[Extracted], mut diagnostics: Vec<Diagnostic>) -> Graph
                 lang: item.lang,
                 facts: &entry.facts,
             });
-            records.push(FileRecord {
+            files.push(FileRecord {
                 path: item.rel.clone(),
                 lang: item.lang.id().to_string(),
                 hash: entry.hash.clone(),
@@ -61,17 +82,69 @@ pub fn build(extracted: &[Extracted], mut diagnostics: Vec<Diagnostic>) -> Graph
         }
     }
     let ids: Vec<Vec<String>> = units.iter().map(|u| symbol_ids(u.path, u.facts)).collect();
-    let resolver = Resolver::new(&units);
-    let (raw, stats) = resolver.edges();
-    let edges = aggregate(&raw, &ids);
+    let (raw, stats) = Resolver::new(&units).edges();
+    let edges = aggregate(raw, &ids);
+    let mut edges_by_kind = BTreeMap::new();
+    for edge in &edges {
+        *edges_by_kind.entry(edge.kind).or_insert(0) += 1;
+    }
+    diagnostics.sort_by(|a, b| {
+        (&a.file, a.line, &a.code, &a.message).cmp(&(&b.file, b.line, &b.code, &b.message))
+    });
+    let nodes = ids.iter().map(|i| i.len() as u64).sum();
+    Graph {
+        units,
+        files,
+        ids,
+        edges,
+        diagnostics,
+        nodes,
+        edges_by_kind,
+        stats,
+    }
+}
 
-    let mut out = Vec::with_capacity(raw.len() + ids.iter().map(Vec::len).sum::<usize>());
-    let mut nodes = 0;
-    for ((record, unit), ids) in records.into_iter().zip(&units).zip(&ids) {
-        out.push(Record::File(record));
+impl Graph<'_> {
+    pub fn diagnostics(&self) -> u64 {
+        self.diagnostics.len() as u64
+    }
+
+    /// Writes files with their nodes, then edges, then diagnostics (no header or summary).
+    /// Records are serialised in parallel, a bounded batch at a time, and written in order.
+    pub fn write<W: Write>(&self, writer: &mut RecordWriter<W>) -> io::Result<()> {
+        let files: Vec<usize> = (0..self.files.len()).collect();
+        for batch in files.chunks(WRITE_BATCH_FILES) {
+            let buffers: Vec<io::Result<Vec<u8>>> =
+                batch.par_iter().map(|&f| self.file_lines(f)).collect();
+            for buffer in buffers {
+                writer.write_bytes(&buffer?)?;
+            }
+        }
+        for batch in self
+            .edges
+            .chunks(WRITE_BATCH_EDGES * rayon::current_num_threads())
+        {
+            let buffers: Vec<io::Result<Vec<u8>>> = batch
+                .par_chunks(WRITE_BATCH_EDGES)
+                .map(|edges| self.edge_lines(edges))
+                .collect();
+            for buffer in buffers {
+                writer.write_bytes(&buffer?)?;
+            }
+        }
+        for diagnostic in &self.diagnostics {
+            writer.write(&Record::Diagnostic(diagnostic.clone()))?;
+        }
+        Ok(())
+    }
+
+    /// The `file` record and the nodes of file `f`, as NDJSON lines.
+    fn file_lines(&self, f: usize) -> io::Result<Vec<u8>> {
+        let (unit, ids) = (&self.units[f], &self.ids[f]);
+        let mut out = RecordWriter::new(Vec::with_capacity(256 * ids.len()));
+        out.write(&Record::File(self.files[f].clone()))?;
         for (sym, id) in unit.facts.symbols.iter().zip(ids) {
-            nodes += 1;
-            out.push(Record::Node(Node {
+            out.write(&Record::Node(Node {
                 id: id.clone(),
                 kind: sym.kind,
                 name: sym.name.clone(),
@@ -85,59 +158,57 @@ pub fn build(extracted: &[Extracted], mut diagnostics: Vec<Diagnostic>) -> Graph
                 layer: None,
                 intent: None,
                 intent_hash: None,
-            }));
+            }))?;
         }
+        Ok(out.into_inner())
     }
-    let mut edges_by_kind = BTreeMap::new();
-    for edge in edges {
-        *edges_by_kind.entry(edge.kind).or_insert(0) += 1;
-        out.push(Record::Edge(edge));
+
+    fn edge_lines(&self, edges: &[Aggregated]) -> io::Result<Vec<u8>> {
+        let mut out = RecordWriter::new(Vec::with_capacity(160 * edges.len()));
+        for edge in edges {
+            out.write(&Record::Edge(Edge {
+                kind: edge.kind,
+                src: self.id(edge.src).to_string(),
+                dst: self.id(edge.dst).to_string(),
+                line: edge.line,
+                count: edge.count,
+                resolution: edge.resolution,
+                confidence: edge.resolution.map(Resolution::confidence),
+                cross_layer: None,
+                violation: None,
+            }))?;
+        }
+        Ok(out.into_inner())
     }
-    diagnostics.sort_by(|a, b| {
-        (&a.file, a.line, &a.code, &a.message).cmp(&(&b.file, b.line, &b.code, &b.message))
-    });
-    let diagnostic_count = diagnostics.len() as u64;
-    out.extend(diagnostics.into_iter().map(Record::Diagnostic));
-    Graph {
-        records: out,
-        nodes,
-        edges_by_kind,
-        diagnostics: diagnostic_count,
-        stats,
+
+    fn id(&self, (f, i): Sym) -> &str {
+        &self.ids[f as usize][i as usize]
     }
 }
 
-/// One edge per (src, kind, dst): first line, number of sites, most certain resolution.
-fn aggregate(raw: &[RawEdge], ids: &[Vec<String>]) -> Vec<Edge> {
-    let id = |(f, i): (u32, u32)| ids[f as usize][i as usize].as_str();
-    let mut keyed: Vec<(&str, EdgeKind, &str, &RawEdge)> = raw
-        .iter()
-        .map(|e| (id(e.src), e.kind, id(e.dst), e))
-        .collect();
-    keyed.sort_unstable_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
-    let mut edges: Vec<Edge> = Vec::new();
-    let mut last: Option<(&str, EdgeKind, &str)> = None;
-    for (src, kind, dst, raw) in keyed {
-        if last == Some((src, kind, dst)) {
-            if let Some(edge) = edges.last_mut() {
-                edge.line = edge.line.min(raw.line);
-                edge.count += 1;
-                edge.resolution = edge.resolution.min(raw.resolution);
-                edge.confidence = edge.resolution.map(Resolution::confidence);
+/// One edge per (src, kind, dst), sorted by those ids: first line, number of sites, most
+/// certain resolution.
+fn aggregate(mut raw: Vec<RawEdge>, ids: &[Vec<String>]) -> Vec<Aggregated> {
+    let id = |(f, i): Sym| ids[f as usize][i as usize].as_str();
+    raw.par_sort_unstable_by(|a, b| {
+        (id(a.src), a.kind, id(a.dst), a.line).cmp(&(id(b.src), b.kind, id(b.dst), b.line))
+    });
+    let mut edges: Vec<Aggregated> = Vec::new();
+    for raw in raw {
+        if let Some(last) = edges.last_mut() {
+            if (last.src, last.kind, last.dst) == (raw.src, raw.kind, raw.dst) {
+                last.count += 1;
+                last.resolution = last.resolution.min(raw.resolution);
+                continue;
             }
-            continue;
         }
-        last = Some((src, kind, dst));
-        edges.push(Edge {
-            kind,
-            src: src.to_string(),
-            dst: dst.to_string(),
+        edges.push(Aggregated {
+            kind: raw.kind,
+            src: raw.src,
+            dst: raw.dst,
             line: raw.line,
             count: 1,
             resolution: raw.resolution,
-            confidence: raw.resolution.map(Resolution::confidence),
-            cross_layer: None,
-            violation: None,
         });
     }
     edges

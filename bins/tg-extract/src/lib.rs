@@ -243,7 +243,6 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     phase("cache save");
     let graph = graph::build(&extracted, walked.diagnostics);
     phase("resolve");
-    drop(extracted);
     let nodes = graph.nodes;
     let mut counts: BTreeMap<String, Value> = BTreeMap::new();
     let mut put = |name: &str, value: u64| {
@@ -260,7 +259,7 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
         let n = graph.edges_by_kind.get(&kind).copied().unwrap_or(0);
         put(&format!("edges_{}", kind.as_str()), n);
     }
-    put("diagnostics", graph.diagnostics);
+    put("diagnostics", graph.diagnostics());
     put("imports_external", graph.stats.imports_external);
     put("calls_unresolved", graph.stats.calls_unresolved);
     let summary = Record::Summary(Summary {
@@ -274,9 +273,7 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     let write_all = |out: &mut dyn Write| -> io::Result<()> {
         let mut writer = RecordWriter::new(out);
         writer.write(&header)?;
-        for record in &graph.records {
-            writer.write(record)?;
-        }
+        graph.write(&mut writer)?;
         writer.write(&summary)?;
         writer.flush()
     };
@@ -331,7 +328,7 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
         eprintln!(
             "tg-extract: {files_seen} files ({parsed} parsed, {cached} cached, {skipped} skipped), {nodes} nodes, {} edges, {} diagnostics in {:.2}s",
             graph.edges_by_kind.values().sum::<u64>(),
-            graph.diagnostics,
+            graph.diagnostics(),
             started.elapsed().as_secs_f64()
         );
     }

@@ -14,8 +14,10 @@ use crate::record::NodeKind;
 use std::collections::HashSet;
 use tree_sitter::{Node, Parser, Point, Range};
 
-/// Reparses allowed per file: recovery must never cost more than a few parses of the file.
+/// Reparses allowed per file, and the bytes they may cover in all (as a multiple of the file's
+/// size): recovery must never cost more than a couple of parses of the file.
 const MAX_REPARSES: usize = 48;
+const MAX_REPARSED_FILE_SIZES: usize = 2;
 
 pub(super) fn recover(root: Node, source: &str, dir: &str, facts: &mut FileFacts) {
     let mut regions = Vec::new();
@@ -37,12 +39,17 @@ pub(super) fn recover(root: Node, source: &str, dir: &str, facts: &mut FileFacts
         .map(|s| (s.name.clone(), s.line_start))
         .collect();
     let mut budget = MAX_REPARSES;
+    let mut byte_budget = source.len().saturating_mul(MAX_REPARSED_FILE_SIZES);
     for (start, end) in regions {
         let mut from = start;
         while budget > 0 {
             let Some(candidate) = next_candidate(source, from, end) else {
                 break;
             };
+            let Some(left) = byte_budget.checked_sub(end - candidate) else {
+                return;
+            };
+            byte_budget = left;
             budget -= 1;
             let ranges = included_ranges(source, candidate, end);
             if parser.set_included_ranges(&ranges).is_err() {
