@@ -745,3 +745,165 @@ fn common_dir_prefix(a: &str, b: &str) -> usize {
         .take_while(|(x, y)| x == y && !x.is_empty())
         .count()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::symbol_ids;
+    use tg_shared::lang::{self, FileFacts};
+
+    /// `kind src -> dst (resolution)` for every non-`contains` edge of a small repository.
+    fn relations(files: &[(&str, &str)]) -> Vec<String> {
+        let facts: Vec<(String, &'static dyn Language, FileFacts)> = files
+            .iter()
+            .map(|(path, source)| {
+                let lang = lang::for_path(path).expect("known language");
+                let facts = lang::extract_file(lang, path, source).expect("parses");
+                (path.to_string(), lang, facts)
+            })
+            .collect();
+        let units: Vec<Unit> = facts
+            .iter()
+            .map(|(path, lang, facts)| Unit {
+                path,
+                lang: *lang,
+                facts,
+            })
+            .collect();
+        let ids: Vec<Vec<String>> = units.iter().map(|u| symbol_ids(u.path, u.facts)).collect();
+        let (edges, _) = Resolver::new(&units).edges();
+        let mut out: Vec<String> = edges
+            .iter()
+            .filter(|e| e.kind != EdgeKind::Contains)
+            .map(|e| {
+                let id = |(f, i): Sym| ids[f as usize][i as usize].clone();
+                let resolution = e.resolution.map(|r| format!("{r:?}")).unwrap_or_default();
+                format!(
+                    "{} {} -> {} ({resolution})",
+                    e.kind.as_str(),
+                    id(e.src),
+                    id(e.dst)
+                )
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    #[test]
+    fn parameters_and_assignments_shadow_repository_functions() {
+        let found = relations(&[
+            (
+                "a.py",
+                "def run(handler):\n    handler()\n    callback = make()\n    callback()\n",
+            ),
+            (
+                "b.py",
+                "def handler():\n    pass\n\ndef callback():\n    pass\n",
+            ),
+        ]);
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn outside_imports_never_fall_back_to_same_named_repository_symbols() {
+        let found = relations(&[
+            ("a.py", "from os.path import join\nimport json as j\n\ndef f():\n    join()\n    j.dumps()\n"),
+            ("b.py", "def join():\n    pass\n\ndef dumps():\n    pass\n"),
+        ]);
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn unknown_names_fall_back_to_unique_then_ambiguous_then_nothing() {
+        let found = relations(&[
+            ("a.py", "def f():\n    solo()\n    pair()\n    many()\n"),
+            (
+                "b.py",
+                "def solo(): pass\ndef pair(): pass\ndef many(): pass\n",
+            ),
+            ("c.py", "def pair(): pass\ndef many(): pass\n"),
+            ("d.py", "def many(): pass\n"),
+            ("e.py", "def many(): pass\n"),
+        ]);
+        assert_eq!(
+            found,
+            vec![
+                "calls a.py::f -> b.py::pair (Ambiguous)",
+                "calls a.py::f -> b.py::solo (Unique)",
+                "calls a.py::f -> c.py::pair (Ambiguous)",
+            ]
+        );
+    }
+
+    #[test]
+    fn reexports_and_star_imports_are_followed() {
+        let found = relations(&[
+            ("pkg/__init__.py", "from .impl import work\n"),
+            ("pkg/impl.py", "def work():\n    pass\n"),
+            (
+                "pkg/star.py",
+                "from .impl import *\n\ndef g():\n    work()\n",
+            ),
+            (
+                "main.py",
+                "import pkg\nfrom pkg import work\n\ndef f():\n    work()\n    pkg.work()\n",
+            ),
+        ]);
+        assert!(
+            found.contains(&"calls main.py::f -> pkg/impl.py::work (Import)".to_string()),
+            "{found:?}"
+        );
+        assert!(
+            found.contains(&"calls pkg/star.py::g -> pkg/impl.py::work (Import)".to_string()),
+            "{found:?}"
+        );
+        assert!(
+            !found
+                .iter()
+                .any(|r| r.contains("Unique") || r.contains("Ambiguous")),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn inherited_methods_resolve_through_bases_in_other_modules() {
+        let found = relations(&[
+            ("base.py", "class Base:\n    def hook(self):\n        pass\n"),
+            (
+                "child.py",
+                "from base import Base\n\nclass Child(Base):\n    def run(self):\n        self.hook()\n        super().hook()\n",
+            ),
+        ]);
+        assert_eq!(
+            found,
+            vec![
+                "calls child.py::Child.run -> base.py::Base.hook (SelfMethod)",
+                "imports child.py -> base.py (Import)",
+                "inherits child.py::Child -> base.py::Base (Import)",
+            ]
+        );
+    }
+
+    #[test]
+    fn c_static_functions_bind_to_their_own_file() {
+        let found = relations(&[
+            (
+                "a.c",
+                "static int helper(void) { return 1; }\nint a(void) { return helper(); }\n",
+            ),
+            (
+                "b.c",
+                "static int helper(void) { return 2; }\nint b(void) { return helper(); }\n",
+            ),
+        ]);
+        assert_eq!(
+            found,
+            vec![
+                "calls a.c::a -> a.c::helper (Local)",
+                "calls b.c::b -> b.c::helper (Local)"
+            ]
+        );
+    }
+}

@@ -1,0 +1,84 @@
+//! Stages connected by real pipes, as a shell user runs them. The binaries come from the shared
+//! target directory (`cargo build --workspace` first; `make test` does).
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn stage(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    // target/<profile>/deps/pipeline-<hash> → target/<profile>/<name>
+    let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
+    let path = dir.join(name);
+    assert!(
+        path.exists(),
+        "{} is not built: run `cargo build --workspace` first",
+        path.display()
+    );
+    path
+}
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+#[test]
+fn extract_piped_into_a_reader_of_the_stream() {
+    let root = fixture("python");
+    let mut extract = Command::new(stage("tg-extract"))
+        .arg("--root")
+        .arg(&root)
+        .arg("--no-cache")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn tg-extract");
+    let show = Command::new("python3")
+        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../pipelines/show-graph.py"))
+        .stdin(extract.stdout.take().expect("piped stdout"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn show-graph.py");
+    let output = show.wait_with_output().expect("show-graph output");
+    assert!(extract.wait().expect("tg-extract exit").success());
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(
+        text.contains("pkg/api.py::Session.send --calls/self--> pkg/models.py::Base.save"),
+        "{text}"
+    );
+    assert!(
+        text.contains("method    pkg/api.py::Session.fetch  (lines 53-54)"),
+        "{text}"
+    );
+    assert!(text.contains("\"nodes\": 32"), "{text}");
+}
+
+#[test]
+fn the_stream_reads_back_through_the_shared_reader_from_a_pipe() {
+    let mut child = Command::new(stage("tg-extract"))
+        .arg("--root")
+        .arg(fixture("c"))
+        .arg("--no-cache")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn tg-extract");
+    let mut bytes = Vec::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_end(&mut bytes)
+        .expect("read pipe");
+    assert!(child.wait().expect("exit").success());
+    let items: Vec<_> = tg_shared::ndjson::RecordReader::new(&bytes[..])
+        .collect::<Result<_, _>>()
+        .expect("every line is a record");
+    let summary = items.last().and_then(|i| i.record.clone());
+    assert!(
+        matches!(summary, Some(tg_shared::record::Record::Summary(s)) if s.stage == "tg-extract" && s.counts["nodes"] == 20)
+    );
+}
