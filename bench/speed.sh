@@ -49,3 +49,19 @@ while IFS=$'\t' read -r name path lang; do
     "$(ratio "$cold" "$ct")" "$(ratio "$cold" "$fl")" "$(ratio "$noop" "$cold")" "$rss"
   rm -rf "$copy"
 done < "$tsv"
+
+# The original Python tldrgraph (PyPI 0.2.0) on the stdlib, cold `init`, in this same run.
+# Minutes long and ~2.5 GB of memory, so only on request: BENCH_PEER=1 make bench.
+if [ "${BENCH_PEER:-0}" = 1 ]; then
+  stdlib=$(awk -F'\t' '$1=="cpython-stdlib"{print $2}' "$tsv")
+  copy="$work/peer-stdlib"; cp -r "$stdlib" "$copy"
+  read -r _ ours _ < <(measure cold "rm -rf '$copy/.tldrgraph'" "$tg" -q --root "$copy" "$copy")
+  rm -rf "$copy/.tldrgraph"
+  peer_line=$(NOVIS=1 ENRICH_ROUNDS=0 TIMEOUT=1800 bash "$top/../shared/peers/tldrgraph/run_peer.sh" "$copy" "$work/peer" 2>/dev/null | grep '^01_init_cold' || true)
+  peer=$(echo "$peer_line" | awk '{print $3}')
+  if [ -n "$peer" ]; then
+    echo "peer (tldrgraph 0.2.0) cold init on cpython-stdlib: ${peer} s, max RSS $(echo "$peer_line" | awk '{print $4}') MB; tg-extract cold ${ours} s; ratio $(ratio "$peer" "$ours")x"
+  else
+    echo "peer run failed (see $top/../shared/peers/tldrgraph/run_peer.sh)" >&2
+  fi
+fi

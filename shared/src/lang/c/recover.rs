@@ -206,18 +206,17 @@ fn line_end(source: &str, pos: usize) -> usize {
         .map_or(source.len(), |i| pos + i + 1)
 }
 
-/// `[start, end)` as included ranges, minus a leading ALL-CAPS macro word on each line
-/// (`XXH_PUBLIC_API XXH_errorcode f(...)`), so the rest parses as C.
+/// `[start, end)` as included ranges, minus ALL-CAPS macro words in front of a declaration's
+/// name on each line (`XXH_PUBLIC_API XXH_errorcode f(...)`, `int ZEXPORT inflate(...)`), so the
+/// rest parses as C.
 fn included_ranges(source: &str, start: usize, end: usize) -> Vec<Range> {
     let mut ranges = Vec::new();
     let mut range_start = start;
     let mut pos = start;
     while pos < end {
         let next = line_end(source, pos).min(end);
-        let line = &source[pos..next];
-        let indent = line.len() - line.trim_start().len();
-        if let Some(word_len) = leading_macro_word(&line[indent..]) {
-            let word_start = pos + indent;
+        for (word_start, word_len) in macro_words(&source[pos..next]) {
+            let word_start = pos + word_start;
             if word_start > range_start {
                 ranges.push(range(source, range_start, word_start));
             }
@@ -231,24 +230,42 @@ fn included_ranges(source: &str, start: usize, end: usize) -> Vec<Range> {
     ranges
 }
 
-/// Length of an ALL-CAPS identifier that starts `text` and is followed by a space and another
-/// identifier on a line that also has a `(`: a macro in front of a declaration.
-fn leading_macro_word(text: &str) -> Option<usize> {
-    let len = text
-        .bytes()
-        .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
-        .count();
-    if len < 2 || !text.as_bytes()[0].is_ascii_uppercase() {
-        return None;
+/// Offsets and lengths of the ALL-CAPS words, before the line's first `(`, that are followed by
+/// a space and another identifier: macros decorating a declaration. Lines without `(` have none.
+fn macro_words(line: &str) -> Vec<(usize, usize)> {
+    let Some(paren) = line.find('(') else {
+        return Vec::new();
+    };
+    let head = &line[..paren];
+    let bytes = head.as_bytes();
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        if !is_ident(bytes[i]) || (i > 0 && is_ident(bytes[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let len = bytes[i..].iter().take_while(|&&b| is_ident(b)).count();
+        let word = &head[i..i + len];
+        let all_caps = word.len() >= 2
+            && word.as_bytes()[0].is_ascii_uppercase()
+            && word
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+        let rest = &head[i + len..];
+        let after = rest.trim_start_matches([' ', '\t']);
+        let followed_by_name = after.len() < rest.len()
+            && after
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
+        if all_caps && followed_by_name {
+            words.push((i, len));
+        }
+        i += len;
     }
-    let rest = &text[len..];
-    let after = rest.trim_start_matches([' ', '\t']);
-    let spaced = after.len() < rest.len();
-    let next_is_identifier = after
-        .bytes()
-        .next()
-        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
-    (spaced && next_is_identifier && text.contains('(')).then_some(len)
+    words
 }
 
 fn range(source: &str, start: usize, end: usize) -> Range {
@@ -274,11 +291,15 @@ mod tests {
     #[test]
     fn macro_words_are_recognised() {
         assert_eq!(
-            leading_macro_word("XXH_PUBLIC_API XXH_errorcode f(int)"),
-            Some(14)
+            macro_words("XXH_PUBLIC_API XXH_errorcode f(int)"),
+            vec![(0, 14)]
         );
-        assert_eq!(leading_macro_word("LZ4_FORCE_INLINE int\n"), None);
-        assert_eq!(leading_macro_word("STACK_OF(X) *f(void)"), None);
-        assert_eq!(leading_macro_word("static int f(void)"), None);
+        assert_eq!(
+            macro_words("int ZEXPORT inflate(strm, flush)"),
+            vec![(4, 7)]
+        );
+        assert_eq!(macro_words("LZ4_FORCE_INLINE int"), vec![]);
+        assert_eq!(macro_words("STACK_OF(X) *f(void)"), vec![]);
+        assert_eq!(macro_words("static int f(void)"), vec![]);
     }
 }
