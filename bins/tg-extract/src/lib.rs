@@ -251,6 +251,7 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     // Only what the stream holds: how many files this run parsed or took from the cache is a
     // fact about the run (stderr), and would make an incremental run's bytes differ from a
     // clean run's.
+    put("files_seen", files_seen);
     put("files", files_seen - skipped);
     put("skipped", skipped);
     put("nodes", nodes);

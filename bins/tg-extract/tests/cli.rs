@@ -29,6 +29,8 @@ fn stream_starts_with_header_and_ends_with_summary() {
     assert!(matches!(&records[0], Record::Header(h) if h.schema == "1.0" && h.root == "."));
     assert!(matches!(records.last(), Some(Record::Summary(s)) if s.stage == "tg-extract"));
     assert_eq!(summary_count(&records, "files"), 6);
+    assert_eq!(summary_count(&records, "files_seen"), 6);
+    assert_eq!(summary_count(&records, "skipped"), 0);
     assert_eq!(
         summary_count(&records, "nodes"),
         nodes(&records).len() as u64
@@ -99,6 +101,9 @@ fn bad_inputs_are_diagnostics_and_the_rest_is_still_extracted() {
     assert!(diags.iter().any(|(_, c)| c == "symlink_loop"), "{diags:?}");
     // The deeply nested file is parsed; what lies past the depth limit is reported.
     assert!(has("deep.py", "too_deep"), "{diags:?}");
+    // binary.py and big.py were seen and skipped; the symlinks were never files.
+    assert_eq!(summary_count(&records, "skipped"), 2);
+    assert_eq!(summary_count(&records, "files_seen"), summary_count(&records, "files") + 2);
     assert!(ids.contains(&"deep.py".to_string()));
 }
 
