@@ -103,7 +103,10 @@ fn bad_inputs_are_diagnostics_and_the_rest_is_still_extracted() {
     assert!(has("deep.py", "too_deep"), "{diags:?}");
     // binary.py and big.py were seen and skipped; the symlinks were never files.
     assert_eq!(summary_count(&records, "skipped"), 2);
-    assert_eq!(summary_count(&records, "files_seen"), summary_count(&records, "files") + 2);
+    assert_eq!(
+        summary_count(&records, "files_seen"),
+        summary_count(&records, "files") + 2
+    );
     assert!(ids.contains(&"deep.py".to_string()));
 }
 
