@@ -65,7 +65,14 @@ pub(super) fn recover(root: Node, source: &str, dir: &str, facts: &mut FileFacts
                 if child.start_byte() < candidate {
                     continue;
                 }
-                if child.has_error() {
+                // A definition whose header parsed cleanly counts even if its body did not
+                // (conditional code inside bodies is read as its first branch only).
+                let clean_header = child.kind() == "function_definition"
+                    && child
+                        .child_by_field_name("declarator")
+                        .is_some_and(|d| !d.has_error())
+                    && child.child_by_field_name("body").is_some();
+                if child.has_error() && !clean_header {
                     break;
                 }
                 resume = Some(child.end_byte());
@@ -100,6 +107,7 @@ fn walk_definition(node: Node, source: &str, dir: &str, facts: &mut FileFacts) {
 /// definition. Preprocessor blocks are looked into.
 fn error_regions(parent: Node, out: &mut Vec<(usize, usize)>) {
     let mut open: Option<(usize, usize)> = None;
+    let mut after_broken_conditional: Option<usize> = None;
     let mut cursor = parent.walk();
     for child in parent.children(&mut cursor) {
         let kind = child.kind();
@@ -112,7 +120,19 @@ fn error_regions(parent: Node, out: &mut Vec<(usize, usize)>) {
                 out.push(region);
             }
             error_regions(child, out);
+            // The whole conditional too: tree-sitter may have folded the definition that follows
+            // its alternative headers into the last branch.
+            out.push((child.start_byte(), child.end_byte()));
+            // A broken conditional may hold the alternative headers of the definition after it
+            // (`#if A int f(x) #elif B int g(x) #endif { ... }`): reparse the two together.
+            after_broken_conditional = Some(child.start_byte());
             continue;
+        }
+        if let Some(conditional_start) = after_broken_conditional.take() {
+            if kind == "function_definition" || kind == "compound_statement" {
+                out.push((conditional_start, child.end_byte()));
+                continue;
+            }
         }
         // Comments and plain declarations neither open nor close a region: a broken function's
         // `int c;` or `/* note */` can surface at the top level.
@@ -206,28 +226,53 @@ fn line_end(source: &str, pos: usize) -> usize {
         .map_or(source.len(), |i| pos + i + 1)
 }
 
-/// `[start, end)` as included ranges, minus ALL-CAPS macro words in front of a declaration's
-/// name on each line (`XXH_PUBLIC_API XXH_errorcode f(...)`, `int ZEXPORT inflate(...)`), so the
-/// rest parses as C.
+/// `[start, end)` as included ranges for a reparse, minus:
+/// - ALL-CAPS macro words in front of a declaration's name (`XXH_PUBLIC_API XXH_errorcode
+///   f(...)`, `int ZEXPORT inflate(...)`);
+/// - conditional directives and every branch after the first (`#elif`, `#else`), so a header
+///   written once per configuration reads as its first configuration (as ctags does).
 fn included_ranges(source: &str, start: usize, end: usize) -> Vec<Range> {
-    let mut ranges = Vec::new();
-    let mut range_start = start;
+    let mut kept: Vec<(usize, usize)> = Vec::new();
+    let mut keep = |from: usize, to: usize| {
+        if to > from {
+            match kept.last_mut() {
+                Some(last) if last.1 == from => last.1 = to,
+                _ => kept.push((from, to)),
+            }
+        }
+    };
+    // One entry per open conditional: whether we are past its first branch.
+    let mut conditionals: Vec<bool> = Vec::new();
     let mut pos = start;
     while pos < end {
         let next = line_end(source, pos).min(end);
-        for (word_start, word_len) in macro_words(&source[pos..next]) {
-            let word_start = pos + word_start;
-            if word_start > range_start {
-                ranges.push(range(source, range_start, word_start));
+        let line = &source[pos..next];
+        let directive = line.trim_start().strip_prefix('#').map(str::trim_start);
+        match directive {
+            Some(d) if d.starts_with("if") => conditionals.push(false),
+            Some(d) if d.starts_with("elif") || d.starts_with("else") => {
+                match conditionals.last_mut() {
+                    Some(past_first) => *past_first = true,
+                    // The `#if` opened before the reparse began: we were in its first branch.
+                    None => conditionals.push(true),
+                }
             }
-            range_start = word_start + word_len;
+            Some(d) if d.starts_with("endif") => {
+                conditionals.pop();
+            }
+            _ if conditionals.iter().any(|&past_first| past_first) => {}
+            _ => {
+                let mut from = pos;
+                for (word_start, word_len) in macro_words(line) {
+                    keep(from, pos + word_start);
+                    from = pos + word_start + word_len;
+                }
+                keep(from, next);
+            }
         }
         pos = next;
     }
-    if end > range_start {
-        ranges.push(range(source, range_start, end));
-    }
-    ranges
+    kept.into_iter().map(|(a, b)| range(source, a, b)).collect()
 }
 
 /// Offsets and lengths of the ALL-CAPS words, before the line's first `(`, that are followed by
