@@ -124,6 +124,13 @@ fn c_fixture_nodes_are_exact() {
         ("src/broken.c::broken", "function", 8, 11),
         // After the syntax error: still found.
         ("src/broken.c::after", "function", 13, 16),
+        // Recovered from behind macros tree-sitter cannot parse.
+        ("src/macros.c", "module", 1, 30),
+        ("src/macros.c::after_macros", "function", 7, 10),
+        ("src/macros.c::decorated_name", "function", 12, 16),
+        ("src/macros.c::export_me", "function", 18, 21),
+        // Alternative headers under #if/#else: the first branch, as ctags reads it.
+        ("src/macros.c::config", "function", 24, 30),
         ("src/main.c", "module", 1, 14),
         ("src/main.c::twice", "function", 4, 7),
         ("src/main.c::main", "function", 9, 14),
@@ -153,10 +160,17 @@ fn c_fixture_nodes_are_exact() {
             _ => None,
         })
         .collect();
-    assert_eq!(diagnostics.len(), 1);
-    assert_eq!(diagnostics[0].file.as_deref(), Some("src/broken.c"));
-    assert_eq!(diagnostics[0].line, Some(10));
-    assert_eq!(diagnostics[0].code, "syntax_error");
+    let located: Vec<(Option<&str>, Option<u32>, &str)> = diagnostics
+        .iter()
+        .map(|d| (d.file.as_deref(), d.line, d.code.as_str()))
+        .collect();
+    assert_eq!(
+        located,
+        vec![
+            (Some("src/broken.c"), Some(10), "syntax_error"),
+            (Some("src/macros.c"), Some(4), "syntax_error"),
+        ]
+    );
 }
 
 #[test]
@@ -167,6 +181,8 @@ fn c_fixture_relations() {
         "includes src/util.c -> include/util.h (import)",
         "includes src/main.c -> include/util.h (import)",
         "includes src/broken.c -> include/util.h (import)",
+        "includes src/macros.c -> include/util.h (import)",
+        "calls src/macros.c::decorated_name -> src/macros.c::after_macros (local)",
         "calls src/util.c::util_add_ -> src/util.c::util_add (local)",
         "calls src/util.c::twice -> include/util.h::MAX (import)",
         "calls src/util.c::make_buffer -> src/util.c::twice (local)",

@@ -67,11 +67,7 @@ pub(super) fn recover(root: Node, source: &str, dir: &str, facts: &mut FileFacts
                 }
                 // A definition whose header parsed cleanly counts even if its body did not
                 // (conditional code inside bodies is read as its first branch only).
-                let clean_header = child.kind() == "function_definition"
-                    && child
-                        .child_by_field_name("declarator")
-                        .is_some_and(|d| !d.has_error())
-                    && child.child_by_field_name("body").is_some();
+                let clean_header = child.kind() == "function_definition" && header_is_clean(child);
                 if child.has_error() && !clean_header {
                     break;
                 }
@@ -95,6 +91,19 @@ pub(super) fn recover(root: Node, source: &str, dir: &str, facts: &mut FileFacts
             };
         }
     }
+}
+
+/// Everything of a function definition but its body parsed without error (so its first line
+/// is its own, not a macro's before it).
+fn header_is_clean(definition: Node) -> bool {
+    let Some(body) = definition.child_by_field_name("body") else {
+        return false;
+    };
+    let mut cursor = definition.walk();
+    let clean = definition
+        .children(&mut cursor)
+        .all(|c| c.id() == body.id() || !(c.has_error() || c.is_error() || c.is_missing()));
+    clean
 }
 
 /// Walks one recovered definition with the ordinary walker (calls and all).
