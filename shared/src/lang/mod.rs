@@ -64,6 +64,36 @@ pub struct Symbol {
     pub owner_type: Option<String>,
 }
 
+impl FileFacts {
+    /// Facts that start with the module symbol (symbol 0) of the file at `path`, and the line of
+    /// the tree's first syntax error.
+    pub(crate) fn for_module(
+        path: &str,
+        source: &str,
+        root: tree_sitter::Node,
+        doc: Option<String>,
+    ) -> Self {
+        let module = Symbol {
+            kind: NodeKind::Module,
+            name: path.rsplit('/').next().unwrap_or(path).to_string(),
+            qualname: String::new(),
+            parent: None,
+            line_start: 1,
+            line_end: util::end_line(root).max(1),
+            signature: None,
+            doc,
+            hash: crate::hash::content_hash(source.as_bytes()),
+            scope: ScopeRule::Transparent,
+            owner_type: None,
+        };
+        FileFacts {
+            symbols: vec![module],
+            syntax_error_line: util::first_error_line(root),
+            ..FileFacts::default()
+        }
+    }
+}
+
 /// A module another module names: tried in order, the first that exists wins.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ModuleRef {

@@ -4,7 +4,7 @@
 //! Scoping follows Python: a def's decorators, default values and annotations, and a class's
 //! bases, are evaluated in the enclosing scope, so the calls in them belong to that scope.
 
-use super::util::{end_line, first_doc_line, first_error_line, header_before, start_line, text};
+use super::util::{end_line, first_doc_line, header_before, start_line, text};
 use super::{
     Binding, FileFacts, Import, Language, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
     MAX_DEPTH,
@@ -98,26 +98,8 @@ impl<'s> Walker<'s> {
     }
 
     fn run(mut self, root: Node) -> FileFacts {
-        let name = self
-            .path
-            .rsplit('/')
-            .next()
-            .unwrap_or(self.path)
-            .to_string();
-        self.facts.symbols.push(Symbol {
-            kind: NodeKind::Module,
-            name,
-            qualname: String::new(),
-            parent: None,
-            line_start: 1,
-            line_end: end_line(root).max(1),
-            signature: None,
-            doc: docstring(Some(root), self.source),
-            hash: content_hash(self.source.as_bytes()),
-            scope: ScopeRule::Transparent,
-            owner_type: None,
-        });
-        self.facts.syntax_error_line = first_error_line(root);
+        let doc = docstring(Some(root), self.source);
+        self.facts = FileFacts::for_module(self.path, self.source, root, doc);
         let mut stack = vec![Task {
             node: root,
             scope: 0,

@@ -2,9 +2,7 @@
 //! `use` declarations and calls. Enough to map a crate by path and by unique name; types of
 //! receivers are not inferred.
 
-use super::util::{
-    comment_first_line, end_line, first_error_line, header_before, start_line, text, CommentRun,
-};
+use super::util::{comment_first_line, end_line, header_before, start_line, text, CommentRun};
 use super::{
     Binding, FileFacts, Import, Language, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
     MAX_DEPTH,
@@ -117,20 +115,7 @@ struct Walker<'s> {
 
 impl<'s> Walker<'s> {
     fn run(mut self, path: &str, root: Node) -> FileFacts {
-        self.facts.symbols.push(Symbol {
-            kind: NodeKind::Module,
-            name: path.rsplit('/').next().unwrap_or(path).to_string(),
-            qualname: String::new(),
-            parent: None,
-            line_start: 1,
-            line_end: end_line(root).max(1),
-            signature: None,
-            doc: None,
-            hash: content_hash(self.source.as_bytes()),
-            scope: ScopeRule::Transparent,
-            owner_type: None,
-        });
-        self.facts.syntax_error_line = first_error_line(root);
+        self.facts = FileFacts::for_module(path, self.source, root, None);
         let mut stack = vec![Task {
             node: root,
             scope: 0,

@@ -6,8 +6,8 @@
 //! the definitions inside it, not the ones after it.
 
 use super::util::{
-    comment_first_line, end_line, first_error_line, header_before, normalize_join, one_line,
-    start_line, text, CommentRun,
+    comment_first_line, end_line, header_before, normalize_join, one_line, start_line, text,
+    CommentRun,
 };
 use super::{
     Binding, FileFacts, Import, Language, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
@@ -65,21 +65,7 @@ struct Task<'t> {
 }
 
 fn extract(path: &str, source: &str, root: Node) -> FileFacts {
-    let mut facts = FileFacts::default();
-    facts.symbols.push(Symbol {
-        kind: NodeKind::Module,
-        name: path.rsplit('/').next().unwrap_or(path).to_string(),
-        qualname: String::new(),
-        parent: None,
-        line_start: 1,
-        line_end: end_line(root).max(1),
-        signature: None,
-        doc: None,
-        hash: content_hash(source.as_bytes()),
-        scope: ScopeRule::Transparent,
-        owner_type: None,
-    });
-    facts.syntax_error_line = first_error_line(root);
+    let mut facts = FileFacts::for_module(path, source, root, None);
     let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
     walk(root, source, dir, &mut facts);
     if root.has_error() {
