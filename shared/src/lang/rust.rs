@@ -146,7 +146,8 @@ impl<'s> Walker<'s> {
                     is_doc,
                     kind == "attribute_item" || (is_comment && !is_doc),
                 );
-                if child.is_named() && !is_comment {
+                // Leaves (names, literals) hold nothing to extract.
+                if child.is_named() && !is_comment && child.child_count() > 0 {
                     children.push(Task {
                         node: child,
                         scope,

@@ -218,7 +218,8 @@ fn walk(root: Node, source: &str, dir: &str, facts: &mut FileFacts) {
         for child in node.children(&mut cursor) {
             let is_comment = child.kind() == "comment";
             let doc = comments.step(child, is_comment, false);
-            if child.is_named() && !is_comment {
+            // Leaves (names, literals) hold nothing to extract.
+            if child.is_named() && !is_comment && child.child_count() > 0 {
                 children.push(Task {
                     node: child,
                     scope,
