@@ -80,7 +80,8 @@ pub(super) fn recover(root: Node, source: &str, dir: &str, facts: &mut FileFacts
                     .and_then(|d| function_name(d, source));
                 if let Some(name) = name {
                     if known.insert((name.to_string(), start_line(child))) {
-                        walk_definition(child, source, dir, facts);
+                        // The ordinary walker: the definition and the calls in its body.
+                        walk(child, source, dir, facts);
                     }
                 }
             }
@@ -104,11 +105,6 @@ fn header_is_clean(definition: Node) -> bool {
         .children(&mut cursor)
         .all(|c| c.id() == body.id() || !(c.has_error() || c.is_error() || c.is_missing()));
     clean
-}
-
-/// Walks one recovered definition with the ordinary walker (calls and all).
-fn walk_definition(node: Node, source: &str, dir: &str, facts: &mut FileFacts) {
-    walk(node, source, dir, facts);
 }
 
 /// Byte ranges of top-level stretches that hold errors: an erroneous node and the loose pieces
