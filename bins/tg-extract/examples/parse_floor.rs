@@ -7,6 +7,10 @@
 #![allow(clippy::print_stdout, clippy::exit)]
 
 use rayon::prelude::*;
+
+// The same allocator as tg-extract, so the floor is a fair baseline.
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 use std::time::Instant;
 
 fn main() {
