@@ -212,36 +212,44 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
             Outcome::Skipped => skipped += 1,
         }
     }
-    if lock.is_some() {
+    // The cache is written on a thread of its own while resolution runs: both only read the
+    // extraction results.
+    let save_cache = || {
         // A partial walk keeps the entries of files it did not visit; a full walk drops the
         // entries of files that are gone.
         let dirty = parsed > 0 || (full_walk && !cache.entries.is_empty());
-        if dirty {
-            let mut entries: BTreeMap<&str, &CacheEntry> = BTreeMap::new();
-            if !full_walk {
-                for (path, entry) in &cache.entries {
-                    entries.insert(path, entry);
-                }
-            }
-            for item in &extracted {
-                if let Outcome::Ready { entry, .. } = &item.outcome {
-                    entries.insert(&item.rel, entry);
-                }
-            }
-            let view = CacheView {
-                stamp: cache::stamp(),
-                entries,
-            };
-            if let Err(err) = view.save(&store.extract_cache_path()) {
-                if !cli.quiet {
-                    eprintln!("tg-extract: {err}");
-                }
+        if lock.is_none() || !dirty {
+            return;
+        }
+        let mut entries: BTreeMap<&str, &CacheEntry> = BTreeMap::new();
+        if !full_walk {
+            for (path, entry) in &cache.entries {
+                entries.insert(path, entry);
             }
         }
-    }
-
-    phase("cache save");
-    let graph = graph::build(&extracted, walked.diagnostics);
+        for item in &extracted {
+            if let Outcome::Ready { entry, .. } = &item.outcome {
+                entries.insert(&item.rel, entry);
+            }
+        }
+        let view = CacheView {
+            stamp: cache::stamp(),
+            entries,
+        };
+        if let Err(err) = view.save(&store.extract_cache_path()) {
+            if !cli.quiet {
+                eprintln!("tg-extract: {err}");
+            }
+        }
+    };
+    let graph = std::thread::scope(|scope| {
+        let saver = scope.spawn(save_cache);
+        let graph = graph::build(&extracted, walked.diagnostics);
+        if saver.join().is_err() {
+            eprintln!("tg-extract: writing the cache failed; it will be rebuilt next run");
+        }
+        graph
+    });
     phase("resolve");
     let nodes = graph.nodes;
     let mut counts: BTreeMap<String, Value> = BTreeMap::new();
