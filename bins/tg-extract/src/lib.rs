@@ -52,6 +52,19 @@ fn write_output_file(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
         })
 }
 
+/// The outcome of writing the stream: `Ok(true)` when the reader closed the pipe, which is a
+/// success (`tg-extract . | head`), not an error.
+fn reader_went_away(result: io::Result<()>) -> Result<bool, Failure> {
+    match result {
+        Ok(()) => Ok(false),
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(true),
+        Err(err) => Err(Failure::new(
+            exit::IO,
+            format!("cannot write the output: {err}"),
+        )),
+    }
+}
+
 /// Writes to the stream and to the output cache at once.
 struct Tee<'a> {
     a: &'a mut dyn Write,
@@ -171,15 +184,8 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
                     io::copy(&mut previous, &mut out).and_then(|_| out.flush())
                 }
             };
-            match copied {
-                Ok(()) => {}
-                Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return Ok(exit::OK),
-                Err(err) => {
-                    return Err(Failure::new(
-                        exit::IO,
-                        format!("cannot write the output: {err}"),
-                    ))
-                }
+            if reader_went_away(copied)? {
+                return Ok(exit::OK);
             }
             if let Some(path) = &cli.output {
                 write_output_file(&cwd.join(path), &bytes)?;
@@ -311,16 +317,8 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
                 }),
                 None => write_all(&mut out),
             };
-            match result {
-                Ok(()) => {}
-                // `tg-extract . | head` is a success, not an error.
-                Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return Ok(exit::OK),
-                Err(err) => {
-                    return Err(Failure::new(
-                        exit::IO,
-                        format!("cannot write to stdout: {err}"),
-                    ))
-                }
+            if reader_went_away(result)? {
+                return Ok(exit::OK);
             }
         }
     }
