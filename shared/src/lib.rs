@@ -3,9 +3,12 @@
 //! the language registry.
 
 pub mod codec;
+pub mod contract;
 pub mod exit;
 pub mod hash;
 pub mod lang;
+pub mod layers;
 pub mod ndjson;
 pub mod record;
 pub mod store;
+pub mod yaml;

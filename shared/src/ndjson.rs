@@ -177,13 +177,13 @@ mod tests {
 
     #[test]
     fn reads_known_and_passes_unknown_types_through() {
-        let text = "{\"type\":\"header\",\"schema\":\"1.3\",\"producer\":\"x\",\"root\":\".\"}\n\n{\"type\":\"layer\",\"id\":\"api\"}\n";
+        let text = "{\"type\":\"header\",\"schema\":\"1.3\",\"producer\":\"x\",\"root\":\".\"}\n\n{\"type\":\"future\",\"id\":\"api\"}\n";
         let items: Vec<Item> = read_all(text).into_iter().map(|r| r.unwrap()).collect();
         assert_eq!(items.len(), 2);
         assert!(matches!(items[0].record, Some(Record::Header(_))));
         assert_eq!(items[1].line, 3);
         assert!(items[1].record.is_none());
-        assert_eq!(items[1].raw, "{\"type\":\"layer\",\"id\":\"api\"}");
+        assert_eq!(items[1].raw, "{\"type\":\"future\",\"id\":\"api\"}");
     }
 
     #[test]

@@ -36,13 +36,23 @@ pub enum Record {
     Node(Node),
     Edge(Edge),
     Diagnostic(Diagnostic),
+    Layer(LayerRecord),
+    Status(Status),
     Summary(Summary),
 }
 
 impl Record {
     /// The `type` tags this enum knows; anything else is passed through untouched.
-    pub const KNOWN_TYPES: &'static [&'static str] =
-        &["header", "file", "node", "edge", "diagnostic", "summary"];
+    pub const KNOWN_TYPES: &'static [&'static str] = &[
+        "header",
+        "file",
+        "node",
+        "edge",
+        "diagnostic",
+        "layer",
+        "status",
+        "summary",
+    ];
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -91,6 +101,21 @@ pub enum NodeKind {
 }
 
 impl NodeKind {
+    pub const ALL: [NodeKind; 12] = [
+        NodeKind::Module,
+        NodeKind::Class,
+        NodeKind::Function,
+        NodeKind::Method,
+        NodeKind::Struct,
+        NodeKind::Union,
+        NodeKind::Enum,
+        NodeKind::Typedef,
+        NodeKind::Macro,
+        NodeKind::Trait,
+        NodeKind::Impl,
+        NodeKind::Mod,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             NodeKind::Module => "module",
@@ -249,6 +274,32 @@ pub struct Diagnostic {
     /// A stable machine-readable reason, e.g. `binary`, `too_large`, `syntax_error`.
     pub code: String,
     pub message: String,
+}
+
+/// One architectural layer, written by tg-classify after the nodes it counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LayerRecord {
+    pub id: String,
+    pub name: String,
+    pub order: i64,
+    /// Nodes classified into this layer.
+    pub nodes: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub may_depend_on: Option<Vec<String>>,
+    /// The catch-all layer (`default_layer`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub default: bool,
+}
+
+/// A contract state (`needs_layers`, ..., `done`) with its payload fields flattened beside it;
+/// [`crate::contract`] builds and ranks them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Status {
+    pub status: String,
+    #[serde(flatten)]
+    pub fields: serde_json::Map<String, serde_json::Value>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

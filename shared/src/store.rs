@@ -5,6 +5,25 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+/// The repository a stage works on: `explicit` (relative to `cwd`) if given, else the git top
+/// level above `cwd`, else `cwd`; canonical. The error says which path is missing.
+pub fn find_root(cwd: &Path, explicit: Option<&Path>) -> Result<PathBuf, String> {
+    let candidate = match explicit {
+        Some(root) => cwd.join(root),
+        None => cwd
+            .ancestors()
+            .find(|d| d.join(".git").exists())
+            .unwrap_or(cwd)
+            .to_path_buf(),
+    };
+    fs::canonicalize(&candidate).map_err(|e| {
+        format!(
+            "root {} does not exist or cannot be opened: {e}",
+            candidate.display()
+        )
+    })
+}
+
 /// Name of the artifact directory at the repository root.
 pub const STORE_DIR: &str = ".tldrgraph";
 
@@ -41,34 +60,67 @@ impl Store {
         self.dir.join("cache").join("extract.out")
     }
 
+    /// The lock file that serialises runs on one repository.
+    pub fn lock_path(&self) -> PathBuf {
+        self.dir.join("tldrgraph.lock")
+    }
+
     /// Takes the repository lock, waiting for another run to finish. Released on drop.
+    /// Under a `tldrgraph` run that already holds it ([`LOCK_HELD_ENV`]) this is a no-op.
     pub fn lock(&self) -> io::Result<StoreLock> {
-        fs::create_dir_all(&self.dir)?;
-        let path = self.dir.join("tldrgraph.lock");
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)?;
+        if lock_held_by_parent() {
+            return Ok(StoreLock { _file: None });
+        }
+        let file = self.open_lock_file()?;
         match file.try_lock() {
             Ok(()) => {}
             Err(fs::TryLockError::WouldBlock) => {
                 eprintln!(
                     "waiting for another tldrgraph run to release {}",
-                    path.display()
+                    self.lock_path().display()
                 );
                 file.lock()?;
             }
             Err(fs::TryLockError::Error(err)) => return Err(err),
         }
-        Ok(StoreLock { _file: file })
+        Ok(StoreLock { _file: Some(file) })
     }
+
+    /// Takes the repository lock if it is free; `None` while another run holds it.
+    pub fn try_lock(&self) -> io::Result<Option<StoreLock>> {
+        if lock_held_by_parent() {
+            return Ok(Some(StoreLock { _file: None }));
+        }
+        let file = self.open_lock_file()?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(StoreLock { _file: Some(file) })),
+            Err(fs::TryLockError::WouldBlock) => Ok(None),
+            Err(fs::TryLockError::Error(err)) => Err(err),
+        }
+    }
+
+    fn open_lock_file(&self) -> io::Result<File> {
+        fs::create_dir_all(&self.dir)?;
+        OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.lock_path())
+    }
+}
+
+/// Set by `tldrgraph` for the stages it spawns while it holds the lock for the whole pipeline;
+/// without it each stage would wait on its own parent.
+pub const LOCK_HELD_ENV: &str = "TLDRGRAPH_LOCK_HELD";
+
+fn lock_held_by_parent() -> bool {
+    std::env::var_os(LOCK_HELD_ENV).is_some_and(|v| v == "1")
 }
 
 /// Held while a run writes into the store.
 #[derive(Debug)]
 pub struct StoreLock {
-    _file: File,
+    _file: Option<File>,
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a

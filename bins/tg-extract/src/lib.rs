@@ -83,13 +83,6 @@ impl Write for Tee<'_> {
     }
 }
 
-/// The git top level above `dir`, if any.
-fn git_top_level(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors()
-        .find(|d| d.join(".git").exists())
-        .map(Path::to_path_buf)
-}
-
 fn canonical(path: &Path, what: &str) -> Result<PathBuf, Failure> {
     std::fs::canonicalize(path).map_err(|e| {
         Failure::new(
@@ -107,10 +100,8 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     let started = Instant::now();
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::new(exit::IO, format!("cannot read the current directory: {e}")))?;
-    let root = match &cli.root {
-        Some(root) => canonical(&cwd.join(root), "root")?,
-        None => canonical(&git_top_level(&cwd).unwrap_or_else(|| cwd.clone()), "root")?,
-    };
+    let root = tg_shared::store::find_root(&cwd, cli.root.as_deref())
+        .map_err(|e| Failure::new(exit::NO_INPUT, e))?;
     let mut starts = Vec::new();
     for path in &cli.paths {
         let abs = canonical(&cwd.join(path), "path")?;

@@ -1,0 +1,126 @@
+//! The agent contract: its states in pipeline order and the payloads of the ones built so far.
+//! A state travels in the stream as a `status` record ([`crate::record::Status`]) and is printed
+//! by `tldrgraph init --json` as the bare payload (the record without its `type`).
+
+use crate::record::Status;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The blocking states, in the order of the stages that emit them; `tg-status` reports the first.
+pub const BLOCKING_ORDER: [&str; 4] = [
+    NEEDS_LAYERS,
+    "needs_confirmation",
+    "needs_enrichment",
+    "needs_embeddings",
+];
+
+pub const NEEDS_LAYERS: &str = "needs_layers";
+pub const DONE: &str = "done";
+pub const ERROR: &str = "error";
+
+/// The `next_action` of `needs_layers`, word for word.
+pub const NEEDS_LAYERS_ACTION: &str =
+    "Read repository symbols and create .tldrgraph/layers.config.yaml";
+
+/// Position of a blocking state in pipeline order; `None` for `done`, `error` and unknown states.
+pub fn blocking_rank(status: &str) -> Option<usize> {
+    BLOCKING_ORDER.iter().position(|s| *s == status)
+}
+
+/// A directory and how many symbols (non-module nodes) and files it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DirectoryCount {
+    /// Repo-relative, `.` for the root.
+    pub path: String,
+    pub symbols: u64,
+    pub files: u64,
+    /// `false` when only the files directly in `path` are counted (its subdirectories are listed
+    /// separately).
+    pub recursive: bool,
+}
+
+/// `.tldrgraph/layers.config.yaml` is absent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NeedsLayers {
+    pub reason: String,
+    pub extracted_symbols_count: u64,
+    pub top_directories: Vec<DirectoryCount>,
+    pub next_action: String,
+    /// The overview to read before designing layers (`.tldrgraph/symbols.md`).
+    pub symbols_overview: String,
+    /// Where the config goes.
+    pub config_path: String,
+}
+
+/// Everything is up to date.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Done {
+    pub nodes_count: u64,
+    pub edges_count: u64,
+    pub layers_count: u64,
+    pub embeddings_ready: bool,
+}
+
+/// A failure, as a state: what went wrong and what to do about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorState {
+    pub error: String,
+    pub hint: String,
+    /// The stage that failed, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<String>,
+}
+
+/// Wraps a payload struct as the status record of state `status`.
+pub fn status<T: Serialize>(status: &str, payload: &T) -> Status {
+    let fields = match serde_json::to_value(payload) {
+        Ok(Value::Object(map)) => map,
+        // Every payload above is a struct, so this is unreachable; keep the state anyway.
+        _ => Map::new(),
+    };
+    Status {
+        status: status.to_string(),
+        fields,
+    }
+}
+
+/// The payload printed for `status`: `{"status": ..., fields...}`.
+pub fn payload(status: &Status) -> Value {
+    let mut map = Map::new();
+    map.insert("status".to_string(), Value::String(status.status.clone()));
+    for (key, value) in &status.fields {
+        map.insert(key.clone(), value.clone());
+    }
+    Value::Object(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Record;
+
+    #[test]
+    fn a_state_round_trips_as_a_status_record() {
+        let done = status(
+            DONE,
+            &Done {
+                nodes_count: 3,
+                edges_count: 2,
+                layers_count: 1,
+                embeddings_ready: false,
+            },
+        );
+        let line = serde_json::to_string(&Record::Status(done.clone())).unwrap();
+        assert_eq!(
+            line,
+            r#"{"type":"status","status":"done","edges_count":2,"embeddings_ready":false,"layers_count":1,"nodes_count":3}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<Record>(&line).unwrap(),
+            Record::Status(done)
+        );
+        assert_eq!(blocking_rank("needs_layers"), Some(0));
+        assert_eq!(blocking_rank("needs_embeddings"), Some(3));
+        assert_eq!(blocking_rank(DONE), None);
+    }
+}
