@@ -113,7 +113,7 @@ mod tests {
         let line = serde_json::to_string(&Record::Status(done.clone())).unwrap();
         assert_eq!(
             line,
-            r#"{"type":"status","status":"done","edges_count":2,"embeddings_ready":false,"layers_count":1,"nodes_count":3}"#
+            r#"{"type":"status","status":"done","nodes_count":3,"edges_count":2,"layers_count":1,"embeddings_ready":false}"#
         );
         assert_eq!(
             serde_json::from_str::<Record>(&line).unwrap(),

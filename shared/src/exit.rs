@@ -14,3 +14,27 @@ pub const SOFTWARE: i32 = 70;
 pub const CANT_CREATE: i32 = 73;
 /// Other I/O error.
 pub const IO: i32 = 74;
+/// A stage binary the pipeline needs is missing (not beside `tldrgraph`, not on PATH).
+pub const UNAVAILABLE: i32 = 69;
+/// Another run holds the repository lock (`.tldrgraph/tldrgraph.lock`); try again later.
+pub const LOCKED: i32 = 75;
+
+/// `tldrgraph status --exit-code`: one code per contract state, for scripts and Make.
+pub mod state {
+    /// `done`.
+    pub const DONE: i32 = 0;
+    /// `needs_layers`.
+    pub const NEEDS_LAYERS: i32 = 10;
+    /// `needs_confirmation`.
+    pub const NEEDS_CONFIRMATION: i32 = 11;
+    /// `needs_enrichment`.
+    pub const NEEDS_ENRICHMENT: i32 = 12;
+    /// `needs_embeddings`.
+    pub const NEEDS_EMBEDDINGS: i32 = 13;
+    /// The last build is out of date: sources changed since.
+    pub const STALE: i32 = 14;
+    /// Nothing was built yet in this repository.
+    pub const NOT_BUILT: i32 = 15;
+    /// The last build ended in an error state.
+    pub const ERROR: i32 = 16;
+}

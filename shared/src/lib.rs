@@ -10,5 +10,7 @@ pub mod lang;
 pub mod layers;
 pub mod ndjson;
 pub mod record;
+pub mod stage;
 pub mod store;
+pub mod walk;
 pub mod yaml;

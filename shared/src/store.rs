@@ -167,6 +167,46 @@ impl AtomicFile {
     }
 }
 
+impl AtomicFile {
+    /// Like [`AtomicFile::commit`], but keeps the existing file (and its mtime) when it already
+    /// holds the same bytes, so Make sees no change. Returns whether the file was replaced.
+    pub fn commit_if_changed(self) -> io::Result<bool> {
+        let tmp = self.tmp.into_inner().map_err(|e| e.into_error())?;
+        if same_content(tmp.path(), &self.path)? {
+            return Ok(false);
+        }
+        tmp.as_file().sync_data()?;
+        tmp.persist(&self.path).map_err(|e| e.error)?;
+        Ok(true)
+    }
+}
+
+/// Whether the files at `a` and `b` hold the same bytes (`false` when `b` does not exist).
+fn same_content(a: &Path, b: &Path) -> io::Result<bool> {
+    use std::io::Read;
+    let other = match File::open(b) {
+        Ok(file) => file,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(err) => return Err(err),
+    };
+    let this = File::open(a)?;
+    if this.metadata()?.len() != other.metadata()?.len() {
+        return Ok(false);
+    }
+    let (mut this, mut other) = (io::BufReader::new(this), io::BufReader::new(other));
+    let (mut x, mut y) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let n = this.read(&mut x)?;
+        if n == 0 {
+            return Ok(true);
+        }
+        other.read_exact(&mut y[..n])?;
+        if x[..n] != y[..n] {
+            return Ok(false);
+        }
+    }
+}
+
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.tmp.write(buf)
@@ -211,6 +251,26 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("a.txt")]);
+    }
+
+    #[test]
+    fn atomic_file_commit_if_changed_keeps_identical_content_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("graph.json");
+        let mut file = AtomicFile::create(&path).unwrap();
+        file.write_all(b"{\"nodes\":[]}").unwrap();
+        assert!(file.commit_if_changed().unwrap());
+        let before = fs::metadata(&path).unwrap().modified().unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        let mut same = AtomicFile::create(&path).unwrap();
+        same.write_all(b"{\"nodes\":[]}").unwrap();
+        assert!(!same.commit_if_changed().unwrap());
+        assert_eq!(fs::metadata(&path).unwrap().modified().unwrap(), before);
+        let mut other = AtomicFile::create(&path).unwrap();
+        other.write_all(b"{\"nodes\":[1]}").unwrap();
+        assert!(other.commit_if_changed().unwrap());
+        assert_eq!(fs::read(&path).unwrap(), b"{\"nodes\":[1]}");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

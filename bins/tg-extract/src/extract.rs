@@ -5,12 +5,12 @@
 //! cache does not know, reading them again one at a time.
 
 use crate::cache::{CacheEntry, ExtractCache};
-use crate::walk::SourceFile;
 use rayon::prelude::*;
 use std::io::Read;
 use tg_shared::hash::{content_hash, Hasher};
 use tg_shared::lang::{self, FileFacts};
 use tg_shared::record::{Diagnostic, Level};
+use tg_shared::walk::SourceFile;
 
 /// Bytes examined for NUL when deciding that a file is binary (as git does).
 const BINARY_SNIFF: usize = 8000;

@@ -10,7 +10,6 @@ pub mod cli;
 pub mod extract;
 pub mod graph;
 pub mod resolve;
-pub mod walk;
 
 use cache::{CacheEntry, CacheView, ExtractCache};
 use cli::Cli;
@@ -24,6 +23,7 @@ use tg_shared::exit;
 use tg_shared::ndjson::RecordWriter;
 use tg_shared::record::{EdgeKind, Header, Record, Summary};
 use tg_shared::store::{self, Store};
+use tg_shared::walk;
 
 /// A failure that ends the run, with its exit code.
 #[derive(Debug)]

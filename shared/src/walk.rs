@@ -1,13 +1,13 @@
 //! Finding the source files: .gitignore/.ignore aware, never into `.git/` or `.tldrgraph/`,
 //! never along a symlink out of the root or around a loop.
 
+use crate::lang::{self, Language};
+use crate::record::{Diagnostic, Level};
+use crate::store::STORE_DIR;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use tg_shared::lang::{self, Language};
-use tg_shared::record::{Diagnostic, Level};
-use tg_shared::store::STORE_DIR;
 
 /// A file to extract.
 pub struct SourceFile {

@@ -1,0 +1,216 @@
+//! The stream pass: a layer on every node, cross-layer and violation marks on edges, and the
+//! tallies the artifacts are made from.
+//!
+//! tg-extract writes every node before the edges, so an edge's ends are known when it arrives;
+//! an edge whose end was not seen as a node (a foreign stream) passes through unmarked.
+
+use rustc_hash::FxHashMap;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use tg_shared::layers::{LayerConfig, NodeView};
+use tg_shared::record::{Edge, EdgeKind, Node, NodeKind};
+
+/// What the artifacts need to know of a node.
+#[derive(Debug, Clone)]
+pub struct NodeInfo {
+    pub id: String,
+    pub kind: NodeKind,
+    pub file: String,
+    pub line_start: u32,
+    pub doc: Option<String>,
+    pub layer: usize,
+    /// Dependency edges (calls, imports, includes, inherits) in and out.
+    pub fan_in: u32,
+    pub fan_out: u32,
+}
+
+/// A dependency edge from one layer to another that `may_depend_on` forbids.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Violation {
+    pub src: String,
+    pub dst: String,
+    pub kind: EdgeKind,
+    pub line: u32,
+}
+
+/// Everything the pass learned.
+#[derive(Debug, Default)]
+pub struct Tally {
+    pub nodes: Vec<NodeInfo>,
+    index: FxHashMap<String, usize>,
+    /// Files of the stream and their line counts.
+    pub files: BTreeMap<String, u32>,
+    /// Per layer: dependency edges to each other layer.
+    pub cross: Vec<BTreeMap<usize, u64>>,
+    /// Per layer: its violations (sorted when reported).
+    pub violations: Vec<Vec<Violation>>,
+    pub cross_layer_edges: u64,
+    pub violation_count: u64,
+}
+
+/// Edges that make one symbol depend on another; `contains` is structure, not dependency.
+pub fn is_dependency(kind: EdgeKind) -> bool {
+    !matches!(kind, EdgeKind::Contains)
+}
+
+impl Tally {
+    pub fn new(layers: usize) -> Self {
+        Tally {
+            cross: vec![BTreeMap::new(); layers],
+            violations: vec![Vec::new(); layers],
+            ..Tally::default()
+        }
+    }
+
+    /// Nodes per layer.
+    pub fn layer_counts(&self, layers: usize) -> Vec<u64> {
+        let mut counts = vec![0u64; layers];
+        for node in &self.nodes {
+            counts[node.layer] += 1;
+        }
+        counts
+    }
+}
+
+/// Classifies `node` and returns the line to write in place of `raw`.
+pub fn node_line(config: &LayerConfig, tally: &mut Tally, node: &Node, raw: &str) -> String {
+    let view = NodeView {
+        id: &node.id,
+        kind: node.kind,
+        name: &node.name,
+        file: &node.file,
+    };
+    let layer = config.classify(&view);
+    let info = NodeInfo {
+        id: node.id.clone(),
+        kind: node.kind,
+        file: node.file.clone(),
+        line_start: node.line_start,
+        doc: node.doc.clone(),
+        layer,
+        fan_in: 0,
+        fan_out: 0,
+    };
+    // A repeated id (a foreign stream) keeps its first classification for edges.
+    if !tally.index.contains_key(&node.id) {
+        tally.index.insert(node.id.clone(), tally.nodes.len());
+    }
+    tally.nodes.push(info);
+    let layer_id = Value::String(config.layers[layer].id.clone());
+    if node.layer.is_none() && !raw.contains("\"layer\"") {
+        append_fields(raw, &[("layer", &layer_id)])
+    } else {
+        rewrite(raw, &["layer"], &[("layer", layer_id)])
+    }
+}
+
+/// Marks `edge` and returns the line to write in place of `raw`.
+pub fn edge_line(config: &LayerConfig, tally: &mut Tally, edge: &Edge, raw: &str) -> String {
+    let ends = (tally.index.get(&edge.src), tally.index.get(&edge.dst));
+    let (Some(&src), Some(&dst)) = ends else {
+        return raw.to_string();
+    };
+    let dependency = is_dependency(edge.kind);
+    if dependency {
+        tally.nodes[src].fan_out += 1;
+        tally.nodes[dst].fan_in += 1;
+    }
+    let (from, to) = (tally.nodes[src].layer, tally.nodes[dst].layer);
+    let crossing = from != to;
+    let violation = crossing && dependency && config.layers[from].forbids(&config.layers[to].id);
+    if crossing && dependency {
+        tally.cross_layer_edges += 1;
+        *tally.cross[from].entry(to).or_default() += 1;
+    }
+    if violation {
+        tally.violation_count += 1;
+        tally.violations[from].push(Violation {
+            src: edge.src.clone(),
+            dst: edge.dst.clone(),
+            kind: edge.kind,
+            line: edge.line,
+        });
+    }
+    let marked_before = edge.cross_layer.is_some() || edge.violation.is_some();
+    if !crossing && !marked_before {
+        return raw.to_string();
+    }
+    let mut marks = Vec::new();
+    if crossing {
+        marks.push(("cross_layer", Value::Bool(true)));
+    }
+    if violation {
+        marks.push(("violation", Value::Bool(true)));
+    }
+    if !marked_before && !raw.contains("\"cross_layer\"") && !raw.contains("\"violation\"") {
+        let refs: Vec<(&str, &Value)> = marks.iter().map(|(k, v)| (*k, v)).collect();
+        append_fields(raw, &refs)
+    } else {
+        rewrite(raw, &["cross_layer", "violation"], &marks)
+    }
+}
+
+/// `raw` (a JSON object the reader already parsed) with `fields` appended before its `}`.
+fn append_fields(raw: &str, fields: &[(&str, &Value)]) -> String {
+    let body = raw.trim_end();
+    let body = body.strip_suffix('}').unwrap_or(body);
+    let mut out = String::with_capacity(raw.len() + 32);
+    out.push_str(body);
+    for (key, value) in fields {
+        out.push_str(",\"");
+        out.push_str(key);
+        out.push_str("\":");
+        out.push_str(&value.to_string());
+    }
+    out.push('}');
+    out
+}
+
+/// `raw` with the keys in `remove` dropped and `set` put in (in place where a key already was,
+/// else at the end); other fields keep their order and values.
+fn rewrite(raw: &str, remove: &[&str], set: &[(&str, Value)]) -> String {
+    let Ok(mut map) = serde_json::from_str::<Map<String, Value>>(raw) else {
+        return raw.to_string();
+    };
+    for key in remove {
+        if !set.iter().any(|(k, _)| k == key) {
+            map.shift_remove(*key);
+        }
+    }
+    for (key, value) in set {
+        map.insert((*key).to_string(), value.clone());
+    }
+    Value::Object(map).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_appended_or_replaced_in_place() {
+        let raw = r#"{"type":"edge","kind":"calls","src":"a","dst":"b","line":3}"#;
+        assert_eq!(
+            append_fields(raw, &[("cross_layer", &Value::Bool(true))]),
+            r#"{"type":"edge","kind":"calls","src":"a","dst":"b","line":3,"cross_layer":true}"#
+        );
+        let marked = r#"{"type":"edge","cross_layer":true,"violation":true,"x":1}"#;
+        assert_eq!(
+            rewrite(marked, &["cross_layer", "violation"], &[]),
+            r#"{"type":"edge","x":1}"#
+        );
+        assert_eq!(
+            rewrite(
+                marked,
+                &["cross_layer", "violation"],
+                &[("cross_layer", Value::Bool(true))]
+            ),
+            r#"{"type":"edge","cross_layer":true,"x":1}"#
+        );
+        let node = r#"{"type":"node","id":"a","layer":"old","future":[1]}"#;
+        assert_eq!(
+            rewrite(node, &["layer"], &[("layer", Value::String("new".into()))]),
+            r#"{"type":"node","id":"a","layer":"new","future":[1]}"#
+        );
+    }
+}

@@ -1,0 +1,205 @@
+//! tg-classify: the layer of every node, the edges that cross layers or break `may_depend_on`,
+//! and the overview an agent designs layers from (DESIGN.md §1, §4).
+//!
+//! Stream: every input record passes through in order; nodes gain `layer`, edges crossing
+//! layers gain `cross_layer: true` (and `violation: true` where the source layer's
+//! `may_depend_on` forbids the target layer; `contains` is never a violation). At the end come
+//! one `layer` record per layer, the `needs_layers` status when there is no config, and this
+//! stage's `summary`. Layer and `needs_layers` records of an earlier tg-classify are dropped, so
+//! the stage can run twice in a pipeline.
+
+pub mod check;
+pub mod classify;
+pub mod cli;
+pub mod overview;
+pub mod report;
+
+use classify::Tally;
+use cli::Cli;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use tg_shared::contract::{self, NeedsLayers};
+use tg_shared::exit;
+use tg_shared::layers::{self, LayerConfig, CONFIG_FILE};
+use tg_shared::record::{LayerRecord, Record, Summary};
+use tg_shared::stage::{Failure, Input, Output, StreamCheck};
+use tg_shared::store::{self, Store, STORE_DIR};
+
+/// The overview written for the agent, relative to the root.
+pub const SYMBOLS_FILE: &str = "symbols.md";
+/// The per-layer report, relative to the store.
+pub const REPORT_FILE: &str = "layers.yaml";
+
+/// The config to classify with: `None` when the repository has none yet.
+pub fn load_config(
+    cwd: &Path,
+    store: &Store,
+    explicit: Option<&Path>,
+) -> Result<Option<LayerConfig>, Failure> {
+    let (path, shown) = match explicit {
+        Some(path) => (cwd.join(path), path.to_path_buf()),
+        None => (
+            store.path(CONFIG_FILE),
+            PathBuf::from(STORE_DIR).join(CONFIG_FILE),
+        ),
+    };
+    let text = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound && explicit.is_none() => {
+            return Ok(None)
+        }
+        Err(err) => {
+            return Err(Failure::new(
+                exit::NO_INPUT,
+                format!("cannot read {}: {err}", shown.display()),
+            ))
+        }
+    };
+    let text = String::from_utf8(text).map_err(|e| {
+        Failure::new(
+            exit::DATA,
+            format!(
+                "{}: not UTF-8 (byte {})",
+                shown.display(),
+                e.utf8_error().valid_up_to()
+            ),
+        )
+        .with_hint("save the config as UTF-8")
+    })?;
+    layers::parse(&shown, &text)
+        .map(Some)
+        .map_err(|err| Failure::new(exit::DATA, err.to_string()).with_hint(err.hint))
+}
+
+pub fn run(cli: &Cli) -> Result<(), Failure> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::new(exit::IO, format!("cannot read the current directory: {e}")))?;
+    let root =
+        store::find_root(&cwd, cli.root.as_deref()).map_err(|e| Failure::new(exit::NO_INPUT, e))?;
+    let store = Store::at_root(&root);
+    let config = load_config(&cwd, &store, cli.config.as_deref())?;
+    if cli.check {
+        return check::run(cli, config.as_ref());
+    }
+    let has_config = config.is_some();
+    let config = config.unwrap_or_else(LayerConfig::unclassified);
+
+    let mut input = Input::open(cli.input.as_deref())?;
+    let mut output = Output::new(cli.output.as_deref());
+    let mut tally = Tally::new(config.layers.len());
+    let mut stream = StreamCheck::default();
+    while let Some(item) = input.next_item(&mut stream) {
+        let item = item?;
+        match &item.record {
+            Some(Record::Node(node)) => {
+                let line = classify::node_line(&config, &mut tally, node, &item.raw);
+                output.line(&line)?;
+            }
+            Some(Record::Edge(edge)) => {
+                let line = classify::edge_line(&config, &mut tally, edge, &item.raw);
+                output.line(&line)?;
+            }
+            Some(Record::File(file)) => {
+                tally.files.insert(file.path.clone(), file.lines);
+                output.line(&item.raw)?;
+            }
+            // Ours, from an earlier tg-classify in the same pipeline: replaced below.
+            Some(Record::Layer(_)) => {}
+            Some(Record::Status(status)) if status.status == contract::NEEDS_LAYERS => {}
+            _ => output.line(&item.raw)?,
+        }
+        if output.is_closed() {
+            // The reader went away: a success, but the stream was not seen whole.
+            return Ok(());
+        }
+    }
+    stream.finish(&input.name)?;
+
+    let counts = tally.layer_counts(config.layers.len());
+    for (index, layer) in config.layers.iter().enumerate() {
+        output.record(&Record::Layer(LayerRecord {
+            id: layer.id.clone(),
+            name: layer.name.clone(),
+            order: layer.order,
+            nodes: counts[index],
+            description: layer.description.clone(),
+            may_depend_on: layer.may_depend_on.clone(),
+            default: index == config.default && has_config,
+        }))?;
+    }
+    let directories = overview::top_directories(&tally);
+    if !has_config {
+        let symbols = tally
+            .nodes
+            .iter()
+            .filter(|n| n.kind != tg_shared::record::NodeKind::Module)
+            .count() as u64;
+        let payload = NeedsLayers {
+            reason: format!(
+                "{STORE_DIR}/{CONFIG_FILE} does not exist: the layers of this repository are not designed yet"
+            ),
+            extracted_symbols_count: symbols,
+            top_directories: directories.clone(),
+            next_action: contract::NEEDS_LAYERS_ACTION.to_string(),
+            symbols_overview: format!("{STORE_DIR}/{SYMBOLS_FILE}"),
+            config_path: format!("{STORE_DIR}/{CONFIG_FILE}"),
+        };
+        output.record(&Record::Status(contract::status(
+            contract::NEEDS_LAYERS,
+            &payload,
+        )))?;
+    }
+    let mut summary = BTreeMap::new();
+    summary.insert(
+        "config".to_string(),
+        report::config_name(&config, has_config).into(),
+    );
+    summary.insert("layers".to_string(), (config.layers.len() as u64).into());
+    summary.insert("nodes".to_string(), (tally.nodes.len() as u64).into());
+    summary.insert(
+        "cross_layer_edges".to_string(),
+        tally.cross_layer_edges.into(),
+    );
+    summary.insert("violations".to_string(), tally.violation_count.into());
+    output.record(&Record::Summary(Summary {
+        stage: "tg-classify".to_string(),
+        counts: summary,
+    }))?;
+    output.finish()?;
+
+    let markdown = overview::symbols_markdown(&tally, &directories, has_config.then_some(&config));
+    let layers_report = report::build(&config, has_config, &mut tally);
+    let yaml = report::to_yaml(&layers_report).map_err(|e| {
+        Failure::new(
+            exit::SOFTWARE,
+            format!("cannot serialise {REPORT_FILE}: {e}"),
+        )
+    })?;
+    let _lock = store
+        .lock()
+        .map_err(|e| artifact_failure(&store.lock_path(), &e))?;
+    for (name, bytes) in [
+        (REPORT_FILE, yaml.as_bytes()),
+        (SYMBOLS_FILE, markdown.as_bytes()),
+    ] {
+        let path = store.path(name);
+        store::write_if_changed(&path, bytes).map_err(|e| artifact_failure(&path, &e))?;
+    }
+    if !cli.quiet {
+        eprintln!(
+            "tg-classify: {} nodes in {} layer(s), {} cross-layer edges, {} violations",
+            tally.nodes.len(),
+            config.layers.len(),
+            tally.cross_layer_edges,
+            tally.violation_count
+        );
+    }
+    Ok(())
+}
+
+fn artifact_failure(path: &Path, err: &std::io::Error) -> Failure {
+    Failure::new(
+        exit::CANT_CREATE,
+        format!("cannot write {}: {err}", path.display()),
+    )
+}

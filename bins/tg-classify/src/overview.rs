@@ -1,0 +1,391 @@
+//! What the agent reads to design layers: the `top_directories` of the `needs_layers` payload
+//! and `.tldrgraph/symbols.md`.
+
+use crate::classify::{NodeInfo, Tally};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+use tg_shared::contract::DirectoryCount;
+use tg_shared::layers::LayerConfig;
+use tg_shared::record::NodeKind;
+
+/// At most this many directories in `top_directories`.
+const MAX_DIRECTORIES: usize = 16;
+/// A directory holding more than this share of all symbols is split into its subdirectories.
+const SPLIT_SHARE: f64 = 0.4;
+/// Symbols listed per directory in symbols.md.
+const SYMBOLS_PER_DIRECTORY: usize = 8;
+/// Entry points listed in symbols.md.
+const MAX_ENTRY_POINTS: usize = 20;
+
+/// `a/b/c.py` → `a/b`; a file at the root → `.`.
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or(".", |(dir, _)| dir)
+}
+
+/// `a/b` → [`.`, `a`, `a/b`].
+fn ancestors(dir: &str) -> Vec<&str> {
+    let mut out = vec!["."];
+    if dir == "." {
+        return out;
+    }
+    for (i, c) in dir.char_indices() {
+        if c == '/' {
+            out.push(&dir[..i]);
+        }
+    }
+    out.push(dir);
+    out
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    symbols: u64,
+    files: u64,
+}
+
+/// Symbol and file counts per directory, recursive and direct, and each directory's children.
+struct Tree {
+    recursive: BTreeMap<String, Counts>,
+    direct: BTreeMap<String, Counts>,
+    children: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl Tree {
+    fn build(tally: &Tally) -> Self {
+        let mut symbols_per_file: BTreeMap<&str, u64> = BTreeMap::new();
+        for node in &tally.nodes {
+            if node.kind != NodeKind::Module {
+                *symbols_per_file.entry(node.file.as_str()).or_default() += 1;
+            }
+        }
+        let mut tree = Tree {
+            recursive: BTreeMap::new(),
+            direct: BTreeMap::new(),
+            children: BTreeMap::new(),
+        };
+        let files: BTreeSet<&str> = tally
+            .files
+            .keys()
+            .map(String::as_str)
+            .chain(symbols_per_file.keys().copied())
+            .collect();
+        for file in files {
+            let symbols = symbols_per_file.get(file).copied().unwrap_or(0);
+            let dir = dir_of(file);
+            let direct = tree.direct.entry(dir.to_string()).or_default();
+            direct.symbols += symbols;
+            direct.files += 1;
+            let chain = ancestors(dir);
+            for (i, ancestor) in chain.iter().enumerate() {
+                let counts = tree.recursive.entry((*ancestor).to_string()).or_default();
+                counts.symbols += symbols;
+                counts.files += 1;
+                if let Some(child) = chain.get(i + 1) {
+                    tree.children
+                        .entry((*ancestor).to_string())
+                        .or_default()
+                        .insert((*child).to_string());
+                }
+            }
+        }
+        tree
+    }
+}
+
+/// The directories holding the most symbols, most first, at a depth that splits the
+/// repository usefully: starting from the root, a directory holding more than 40% of all
+/// symbols (or any directory while fewer than 4 are listed) is replaced by its subdirectories
+/// plus its own files (`recursive: false`), as long as the list stays within 16 entries.
+pub fn top_directories(tally: &Tally) -> Vec<DirectoryCount> {
+    let tree = Tree::build(tally);
+    let Some(root) = tree.recursive.get(".").copied() else {
+        return Vec::new();
+    };
+    let total = root.symbols.max(1) as f64;
+    let mut entries: Vec<DirectoryCount> = vec![DirectoryCount {
+        path: ".".to_string(),
+        symbols: root.symbols,
+        files: root.files,
+        recursive: true,
+    }];
+    loop {
+        let candidate = entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.recursive && tree.children.contains_key(&e.path))
+            .max_by(|(_, a), (_, b)| a.symbols.cmp(&b.symbols).then(b.path.cmp(&a.path)))
+            .map(|(i, _)| i);
+        let Some(index) = candidate else { break };
+        let entry = &entries[index];
+        let share = entry.symbols as f64 / total;
+        if share <= SPLIT_SHARE && entries.len() >= 4 {
+            break;
+        }
+        let children = &tree.children[&entry.path];
+        let direct = tree.direct.get(&entry.path).copied();
+        let grown = entries.len() - 1 + children.len() + usize::from(direct.is_some());
+        if grown > MAX_DIRECTORIES {
+            break;
+        }
+        let path = entry.path.clone();
+        entries.remove(index);
+        if let Some(direct) = direct {
+            entries.push(DirectoryCount {
+                path: path.clone(),
+                symbols: direct.symbols,
+                files: direct.files,
+                recursive: false,
+            });
+        }
+        for child in children {
+            let counts = tree.recursive[child];
+            entries.push(DirectoryCount {
+                path: child.clone(),
+                symbols: counts.symbols,
+                files: counts.files,
+                recursive: true,
+            });
+        }
+    }
+    entries.sort_by(|a, b| b.symbols.cmp(&a.symbols).then(a.path.cmp(&b.path)));
+    entries
+}
+
+/// The entry of `entries` that holds `file` (entries are disjoint).
+fn entry_of(entries: &[DirectoryCount], file: &str) -> Option<usize> {
+    let dir = dir_of(file);
+    entries
+        .iter()
+        .position(|e| !e.recursive && e.path == dir)
+        .or_else(|| {
+            entries.iter().position(|e| {
+                e.recursive
+                    && (e.path == "."
+                        || dir == e.path
+                        || dir
+                            .strip_prefix(e.path.as_str())
+                            .is_some_and(|rest| rest.starts_with('/')))
+            })
+        })
+}
+
+fn is_entry_point(node: &NodeInfo) -> bool {
+    let file_name = node.file.rsplit('/').next().unwrap_or(&node.file);
+    let name = node.id.rsplit("::").next().unwrap_or(&node.id);
+    match node.kind {
+        NodeKind::Module => {
+            file_name == "__main__.py"
+                || node.file.ends_with("src/main.rs")
+                || node.file.contains("src/bin/")
+        }
+        NodeKind::Function => name == "main",
+        _ => false,
+    }
+}
+
+fn kind_summary(counts: &BTreeMap<NodeKind, u64>) -> String {
+    let mut sorted: Vec<(&NodeKind, &u64)> = counts.iter().collect();
+    sorted.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    sorted
+        .iter()
+        .map(|(kind, n)| format!("{n} {}", kind.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+fn location(entry: &DirectoryCount) -> String {
+    match (entry.path.as_str(), entry.recursive) {
+        (".", true) => "(whole repository)".to_string(),
+        (".", false) => "(files at the root)".to_string(),
+        (path, true) => format!("{path}/"),
+        (path, false) => format!("{path}/* (files directly in it)"),
+    }
+}
+
+/// `.tldrgraph/symbols.md`: a compact overview to design layers from.
+pub fn symbols_markdown(
+    tally: &Tally,
+    entries: &[DirectoryCount],
+    config: Option<&LayerConfig>,
+) -> String {
+    let mut kinds: BTreeMap<NodeKind, u64> = BTreeMap::new();
+    let mut per_entry: Vec<Vec<&NodeInfo>> = vec![Vec::new(); entries.len()];
+    let mut entry_kinds: Vec<BTreeMap<NodeKind, u64>> = vec![BTreeMap::new(); entries.len()];
+    for node in &tally.nodes {
+        if node.kind == NodeKind::Module {
+            continue;
+        }
+        *kinds.entry(node.kind).or_default() += 1;
+        if let Some(i) = entry_of(entries, &node.file) {
+            per_entry[i].push(node);
+            *entry_kinds[i].entry(node.kind).or_default() += 1;
+        }
+    }
+    let symbols: u64 = kinds.values().sum();
+    let mut md = String::new();
+    let _ = writeln!(md, "# Symbols of this repository\n");
+    let _ = writeln!(
+        md,
+        "Written by tg-classify to help design `.tldrgraph/layers.config.yaml` (the schema is in \
+         `.tldrgraph/AGENT_CONTRACT.md`). Regenerated on every run; do not edit.\n"
+    );
+    let _ = writeln!(
+        md,
+        "{} files, {symbols} symbols ({}).\n",
+        tally.files.len(),
+        kind_summary(&kinds)
+    );
+    if let Some(config) = config {
+        let counts = tally.layer_counts(config.layers.len());
+        let _ = writeln!(md, "Current layers (from the config):\n");
+        for (layer, count) in config.layers.iter().zip(counts) {
+            let _ = writeln!(md, "- `{}` {}: {count} nodes", layer.id, layer.name);
+        }
+        md.push('\n');
+    }
+    let _ = writeln!(md, "## Directories\n");
+    let _ = writeln!(md, "| directory | files | symbols | kinds |");
+    let _ = writeln!(md, "|---|---|---|---|");
+    for (entry, kinds) in entries.iter().zip(&entry_kinds) {
+        let _ = writeln!(
+            md,
+            "| `{}` | {} | {} | {} |",
+            cell(&location(entry)),
+            entry.files,
+            entry.symbols,
+            kind_summary(kinds)
+        );
+    }
+    let mut entry_points: Vec<&NodeInfo> =
+        tally.nodes.iter().filter(|n| is_entry_point(n)).collect();
+    entry_points.sort_by(|a, b| a.id.cmp(&b.id));
+    if !entry_points.is_empty() {
+        let _ = writeln!(md, "\n## Entry points\n");
+        for node in entry_points.iter().take(MAX_ENTRY_POINTS) {
+            let _ = writeln!(
+                md,
+                "- `{}` ({}, line {})",
+                node.id,
+                node.kind.as_str(),
+                node.line_start
+            );
+        }
+        if entry_points.len() > MAX_ENTRY_POINTS {
+            let _ = writeln!(md, "- … and {} more", entry_points.len() - MAX_ENTRY_POINTS);
+        }
+    }
+    let _ = writeln!(
+        md,
+        "\n## Most connected symbols per directory\n\n`in`/`out` count calls, imports, \
+         includes and inheritance (not containment).\n"
+    );
+    for (entry, nodes) in entries.iter().zip(per_entry.iter_mut()) {
+        if nodes.is_empty() {
+            continue;
+        }
+        nodes.sort_by(|a, b| {
+            (b.fan_in + b.fan_out)
+                .cmp(&(a.fan_in + a.fan_out))
+                .then(a.id.cmp(&b.id))
+        });
+        let _ = writeln!(
+            md,
+            "### `{}`: {} files, {} symbols\n",
+            cell(&location(entry)),
+            entry.files,
+            entry.symbols
+        );
+        let with_layer = config.is_some();
+        let _ = writeln!(
+            md,
+            "| symbol | kind | in | out |{} first doc line |",
+            if with_layer { " layer |" } else { "" }
+        );
+        let _ = writeln!(
+            md,
+            "|---|---|---|---|{}---|",
+            if with_layer { "---|" } else { "" }
+        );
+        for node in nodes.iter().take(SYMBOLS_PER_DIRECTORY) {
+            let layer = match config {
+                Some(config) => format!(" {} |", config.layers[node.layer].id),
+                None => String::new(),
+            };
+            let _ = writeln!(
+                md,
+                "| `{}` | {} | {} | {} |{layer} {} |",
+                cell(&node.id),
+                node.kind.as_str(),
+                node.fan_in,
+                node.fan_out,
+                cell(node.doc.as_deref().unwrap_or(""))
+            );
+        }
+        md.push('\n');
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tally(files: &[(&str, usize)]) -> Tally {
+        let mut tally = Tally::new(1);
+        for (file, symbols) in files {
+            tally.files.insert((*file).to_string(), 10);
+            for i in 0..*symbols {
+                tally.nodes.push(NodeInfo {
+                    id: format!("{file}::f{i}"),
+                    kind: NodeKind::Function,
+                    file: (*file).to_string(),
+                    line_start: 1,
+                    doc: None,
+                    layer: 0,
+                    fan_in: 0,
+                    fan_out: 0,
+                });
+            }
+        }
+        tally
+    }
+
+    #[test]
+    fn a_single_top_directory_is_split_until_it_divides_the_repository() {
+        let tally = tally(&[
+            ("src/pkg/api/a.py", 10),
+            ("src/pkg/api/b.py", 10),
+            ("src/pkg/core/c.py", 30),
+            ("src/pkg/util.py", 5),
+            ("setup.py", 1),
+        ]);
+        let dirs: Vec<(String, u64, bool)> = top_directories(&tally)
+            .into_iter()
+            .map(|d| (d.path, d.symbols, d.recursive))
+            .collect();
+        assert_eq!(
+            dirs,
+            vec![
+                ("src/pkg/core".to_string(), 30, true),
+                ("src/pkg/api".to_string(), 20, true),
+                ("src/pkg".to_string(), 5, false),
+                (".".to_string(), 1, false),
+            ]
+        );
+    }
+
+    #[test]
+    fn entries_are_disjoint_and_each_file_has_one() {
+        let tally = tally(&[("a/x.py", 3), ("a/b/y.py", 2), ("z.py", 1)]);
+        let entries = top_directories(&tally);
+        for file in ["a/x.py", "a/b/y.py", "z.py"] {
+            assert!(entry_of(&entries, file).is_some(), "{file} in {entries:?}");
+        }
+        let total: u64 = entries.iter().map(|e| e.symbols).sum();
+        assert_eq!(total, 6);
+    }
+}

@@ -1,0 +1,36 @@
+//! Command-line options.
+
+use clap::Parser;
+use std::path::PathBuf;
+
+/// Print the tldrgraph contract state as one JSON object.
+///
+/// From a stream (stdin or --input): the first blocking status record in pipeline order
+/// (needs_layers, needs_confirmation, needs_enrichment, needs_embeddings), else `done` with
+/// counts; the graph is written to `.tldrgraph/graph.json` and the state to
+/// `.tldrgraph/state.json`. With no stream (stdin is a terminal) or --from-artifacts: the state
+/// of the last build, read from `.tldrgraph/` without re-running anything, with `fresh` telling
+/// whether the sources changed since.
+///
+/// Exit codes: 0 the state was reported (whatever it is), 2 bad arguments, 65 a malformed or
+/// truncated stream, 66 an input that does not exist, 73 an artifact cannot be written, 74 I/O.
+#[derive(Debug, Parser)]
+#[command(name = "tg-status", version)]
+pub struct Cli {
+    /// Repository root, where `.tldrgraph/` lives (default: the git top level, else the
+    /// current directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+
+    /// Read the stream from FILE instead of stdin.
+    #[arg(short, long, value_name = "FILE", conflicts_with = "from_artifacts")]
+    pub input: Option<PathBuf>,
+
+    /// Report the last build's state from `.tldrgraph/`, even if stdin is a pipe.
+    #[arg(long)]
+    pub from_artifacts: bool,
+
+    /// Print nothing on stderr but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+}

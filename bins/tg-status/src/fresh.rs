@@ -1,0 +1,103 @@
+//! The state of the last build, read from `.tldrgraph/`, and whether it is still current:
+//! content hashes of the sources (and of the layers config) against those the build saw.
+
+use crate::{extend, SavedState, STATE_FILE};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeSet;
+use std::path::Path;
+use tg_shared::exit;
+use tg_shared::hash::content_hash;
+use tg_shared::layers::CONFIG_FILE;
+use tg_shared::stage::Failure;
+use tg_shared::store::Store;
+use tg_shared::walk;
+
+/// Paths of each kind of change listed in the payload (all are counted).
+const EXAMPLES: usize = 5;
+
+/// The status of a repository where nothing was built yet.
+pub const NOT_BUILT: &str = "not_built";
+
+/// Hash of the layers config, `None` when there is none.
+pub fn config_hash(store: &Store) -> Option<String> {
+    std::fs::read(store.path(CONFIG_FILE))
+        .ok()
+        .map(|bytes| content_hash(&bytes))
+}
+
+pub fn from_artifacts(root: &Path, store: &Store) -> Result<Value, Failure> {
+    let path = store.path(STATE_FILE);
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(json!({
+                "status": NOT_BUILT,
+                "fresh": false,
+                "next_action": "Run `tldrgraph init --json` to build the graph",
+            }));
+        }
+        Err(err) => {
+            return Err(Failure::new(
+                exit::NO_INPUT,
+                format!("cannot read {}: {err}", path.display()),
+            ))
+        }
+    };
+    let state: SavedState = serde_json::from_slice(&bytes).map_err(|e| {
+        Failure::new(
+            exit::DATA,
+            format!("{}: line {}: {e}", path.display(), e.line()),
+        )
+        .with_hint("delete it and run `tldrgraph init` again")
+    })?;
+    let changes = compare(root, &state, config_hash(store));
+    Ok(extend(state.payload, changes))
+}
+
+fn compare(root: &Path, state: &SavedState, config: Option<String>) -> Map<String, Value> {
+    let walked = walk::walk(root, &[root.to_path_buf()], &globset::GlobSet::empty());
+    let mut seen = BTreeSet::new();
+    let (mut changed, mut added) = (Vec::new(), Vec::new());
+    for file in &walked.files {
+        seen.insert(file.rel.as_str());
+        match state.files.get(&file.rel) {
+            Some(hash) => {
+                let same = std::fs::read(&file.abs).is_ok_and(|b| content_hash(&b) == *hash);
+                if !same {
+                    changed.push(file.rel.clone());
+                }
+            }
+            None if state.skipped.binary_search(&file.rel).is_ok() => {}
+            None => added.push(file.rel.clone()),
+        }
+    }
+    let removed: Vec<String> = state
+        .files
+        .keys()
+        .filter(|f| !seen.contains(f.as_str()))
+        .cloned()
+        .collect();
+    let config_changed = state.config_hash != config;
+    let fresh = changed.is_empty() && added.is_empty() && removed.is_empty() && !config_changed;
+    let mut extra = Map::new();
+    extra.insert("fresh".into(), Value::Bool(fresh));
+    if !fresh {
+        let list = |paths: &[String]| json!({"count": paths.len(), "examples": &paths[..paths.len().min(EXAMPLES)]});
+        extra.insert(
+            "changes".into(),
+            json!({
+                "changed": list(&changed),
+                "added": list(&added),
+                "removed": list(&removed),
+                "config_changed": config_changed,
+            }),
+        );
+        extra.insert(
+            "refresh_action".into(),
+            Value::String(
+                "Sources changed since the last build: run `tldrgraph init --json`".into(),
+            ),
+        );
+    }
+    extra
+}

@@ -1,0 +1,94 @@
+//! `.tldrgraph/graph.json`: the whole graph as one JSON document, for tools that want it whole.
+//!
+//! Written as the stream goes by, never held in memory: nodes go straight into the file, edges,
+//! layers and files into spool files appended at the end. The records are the stream's own lines,
+//! in stream order, so the same stream gives the same bytes.
+//!
+//! ```json
+//! {"schema":"1.0","nodes":[{"type":"node",...},...],"edges":[...],"layers":[...],"files":[...]}
+//! ```
+
+use std::fs::File;
+use std::io::{self, BufWriter, Seek, Write};
+use std::path::Path;
+use tg_shared::record::SCHEMA_VERSION;
+use tg_shared::store::AtomicFile;
+
+/// A JSON array being written, element by element.
+struct Array<W: Write> {
+    out: W,
+    empty: bool,
+}
+
+impl<W: Write> Array<W> {
+    fn push(&mut self, raw: &str) -> io::Result<()> {
+        if !self.empty {
+            self.out.write_all(b",\n")?;
+        }
+        self.empty = false;
+        self.out.write_all(raw.as_bytes())
+    }
+}
+
+fn spool() -> io::Result<Array<BufWriter<File>>> {
+    Ok(Array {
+        out: BufWriter::new(tempfile::tempfile()?),
+        empty: true,
+    })
+}
+
+pub struct GraphWriter {
+    nodes: Array<AtomicFile>,
+    edges: Array<BufWriter<File>>,
+    layers: Array<BufWriter<File>>,
+    files: Array<BufWriter<File>>,
+}
+
+impl GraphWriter {
+    pub fn create(path: &Path) -> io::Result<Self> {
+        let mut file = AtomicFile::create(path)?;
+        writeln!(file, "{{\"schema\":\"{SCHEMA_VERSION}\",\"nodes\":[")?;
+        Ok(GraphWriter {
+            nodes: Array {
+                out: file,
+                empty: true,
+            },
+            edges: spool()?,
+            layers: spool()?,
+            files: spool()?,
+        })
+    }
+
+    pub fn node(&mut self, raw: &str) -> io::Result<()> {
+        self.nodes.push(raw)
+    }
+
+    pub fn edge(&mut self, raw: &str) -> io::Result<()> {
+        self.edges.push(raw)
+    }
+
+    pub fn layer(&mut self, raw: &str) -> io::Result<()> {
+        self.layers.push(raw)
+    }
+
+    pub fn file(&mut self, raw: &str) -> io::Result<()> {
+        self.files.push(raw)
+    }
+
+    /// Puts the file in place (only if its content changed).
+    pub fn commit(self) -> io::Result<bool> {
+        let mut out = self.nodes.out;
+        for (name, spool) in [
+            ("edges", self.edges),
+            ("layers", self.layers),
+            ("files", self.files),
+        ] {
+            write!(out, "\n],\"{name}\":[\n")?;
+            let mut file = spool.out.into_inner().map_err(|e| e.into_error())?;
+            file.rewind()?;
+            io::copy(&mut file, &mut out)?;
+        }
+        out.write_all(b"\n]}\n")?;
+        out.commit_if_changed()
+    }
+}

@@ -1,0 +1,173 @@
+//! tg-status: the contract state of a stream (and the graph as one JSON file), or of the last
+//! build (from `.tldrgraph/`, with freshness).
+
+pub mod cli;
+pub mod fresh;
+pub mod graph;
+
+use cli::Cli;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use tg_shared::contract::{self, Done};
+use tg_shared::exit;
+use tg_shared::record::{Record, Status};
+use tg_shared::stage::{Failure, Input, Output, StreamCheck};
+use tg_shared::store::{self, Store};
+
+/// The last computed state and the sources it was computed from, in `.tldrgraph/`.
+pub const STATE_FILE: &str = "state.json";
+/// The whole graph, for tools.
+pub const GRAPH_FILE: &str = "graph.json";
+
+/// Diagnostic codes of files tg-extract saw and did not extract.
+const SKIP_CODES: [&str; 3] = ["binary", "too_large", "unreadable"];
+
+/// `.tldrgraph/state.json`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct SavedState {
+    /// The contract payload printed for that build.
+    pub payload: Value,
+    /// Every source file of the build and its content hash.
+    pub files: BTreeMap<String, String>,
+    /// Files the build saw and skipped (binary, too large, unreadable): known, not hashed.
+    #[serde(default)]
+    pub skipped: Vec<String>,
+    /// Content hash of `.tldrgraph/layers.config.yaml` when the state was computed.
+    #[serde(default)]
+    pub config_hash: Option<String>,
+}
+
+pub fn run(cli: &Cli) -> Result<(), Failure> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::new(exit::IO, format!("cannot read the current directory: {e}")))?;
+    let root =
+        store::find_root(&cwd, cli.root.as_deref()).map_err(|e| Failure::new(exit::NO_INPUT, e))?;
+    let store = Store::at_root(&root);
+    let payload = if cli.from_artifacts || (cli.input.is_none() && std::io::stdin().is_terminal()) {
+        fresh::from_artifacts(&root, &store)?
+    } else {
+        from_stream(cli, &store)?
+    };
+    let mut out = Output::new(None);
+    out.line(&payload.to_string())?;
+    out.finish()
+}
+
+/// Reads the whole stream, writes graph.json and state.json, and returns the payload.
+fn from_stream(cli: &Cli, store: &Store) -> Result<Value, Failure> {
+    let mut input = Input::open(cli.input.as_deref())?;
+    let mut stream = StreamCheck::default();
+    let mut graph = graph::GraphWriter::create(&store.path(GRAPH_FILE))
+        .map_err(|e| artifact_failure(&store.path(GRAPH_FILE), &e))?;
+    let mut blocking: Option<(usize, Status)> = None;
+    let mut files = BTreeMap::new();
+    let mut skipped = Vec::new();
+    let (mut nodes, mut edges, mut layers) = (0u64, 0u64, 0u64);
+    let mut embeddings_ready = false;
+    while let Some(item) = input.next_item(&mut stream) {
+        let item = item?;
+        let written = match &item.record {
+            Some(Record::Node(_)) => {
+                nodes += 1;
+                graph.node(&item.raw)
+            }
+            Some(Record::Edge(_)) => {
+                edges += 1;
+                graph.edge(&item.raw)
+            }
+            Some(Record::Layer(_)) => {
+                layers += 1;
+                graph.layer(&item.raw)
+            }
+            Some(Record::File(file)) => {
+                files.insert(file.path.clone(), file.hash.clone());
+                graph.file(&item.raw)
+            }
+            Some(Record::Diagnostic(diagnostic)) => {
+                if let Some(file) = &diagnostic.file {
+                    if SKIP_CODES.contains(&diagnostic.code.as_str()) {
+                        skipped.push(file.clone());
+                    }
+                }
+                Ok(())
+            }
+            Some(Record::Status(status)) => {
+                if let Some(rank) = contract::blocking_rank(&status.status) {
+                    if blocking.as_ref().is_none_or(|(r, _)| rank < *r) {
+                        blocking = Some((rank, status.clone()));
+                    }
+                }
+                Ok(())
+            }
+            // A stage that embeds says so in its summary (`embeddings_ready`).
+            Some(Record::Summary(summary)) => {
+                if let Some(Value::Bool(ready)) = summary.counts.get("embeddings_ready") {
+                    embeddings_ready = *ready;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        };
+        written.map_err(|e| artifact_failure(&store.path(GRAPH_FILE), &e))?;
+    }
+    // A truncated stream commits nothing: the graph file is dropped uncommitted.
+    stream.finish(&input.name)?;
+    let payload = match blocking {
+        Some((_, status)) => contract::payload(&status),
+        None => contract::payload(&contract::status(
+            contract::DONE,
+            &Done {
+                nodes_count: nodes,
+                edges_count: edges,
+                layers_count: layers,
+                embeddings_ready,
+            },
+        )),
+    };
+    skipped.sort();
+    skipped.dedup();
+    let state = SavedState {
+        payload: payload.clone(),
+        files,
+        skipped,
+        config_hash: fresh::config_hash(store),
+    };
+    let state_json = serde_json::to_vec_pretty(&state)
+        .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise the state: {e}")))?;
+    let _lock = store
+        .lock()
+        .map_err(|e| artifact_failure(&store.lock_path(), &e))?;
+    graph
+        .commit()
+        .map_err(|e| artifact_failure(&store.path(GRAPH_FILE), &e))?;
+    let state_path = store.path(STATE_FILE);
+    store::write_if_changed(&state_path, &state_json)
+        .map_err(|e| artifact_failure(&state_path, &e))?;
+    if !cli.quiet {
+        eprintln!(
+            "tg-status: {} ({nodes} nodes, {edges} edges, {layers} layers)",
+            payload["status"].as_str().unwrap_or("?")
+        );
+    }
+    Ok(payload)
+}
+
+fn artifact_failure(path: &std::path::Path, err: &std::io::Error) -> Failure {
+    Failure::new(
+        exit::CANT_CREATE,
+        format!("cannot write {}: {err}", path.display()),
+    )
+}
+
+/// `payload` with `extra` fields appended (used for freshness).
+pub fn extend(payload: Value, extra: Map<String, Value>) -> Value {
+    match payload {
+        Value::Object(mut map) => {
+            map.extend(extra);
+            Value::Object(map)
+        }
+        other => other,
+    }
+}

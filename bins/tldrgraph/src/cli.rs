@@ -1,0 +1,94 @@
+//! Command-line options.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// An architectural map of a repository for coding agents.
+///
+/// `tldrgraph init --json` runs the pipeline (tg-extract | tg-classify | tg-status) and prints
+/// the contract state; `.tldrgraph/AGENT_CONTRACT.md` describes the whole loop.
+///
+/// Exit codes: 0 the command did what was asked, whatever the state; 2 bad arguments;
+/// 64 usage error; 65 bad data (a malformed layers config or stream); 66 a path that does not
+/// exist; 69 a stage binary is missing; 70 a stage crashed; 73/74 an artifact or output cannot
+/// be written; 75 another run holds the repository lock. `status --exit-code` has one code per
+/// state (see `tldrgraph status --help`).
+#[derive(Debug, Parser)]
+#[command(name = "tldrgraph", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build or update the graph and print the contract state.
+    Init(InitArgs),
+    /// Print the state of the last build from .tldrgraph/, without running anything.
+    ///
+    /// With --exit-code the exit code tells the state: 0 done, 10 needs_layers,
+    /// 11 needs_confirmation, 12 needs_enrichment, 13 needs_embeddings, 14 stale (sources or
+    /// config changed since the last build), 15 never built, 16 the last build failed.
+    Status(StatusArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Embeddings {
+    Off,
+    Auto,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Enrich {
+    Off,
+    Auto,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The repository (default: the git top level, else the current directory).
+    pub path: Option<PathBuf>,
+
+    /// Print the contract payload as one JSON object and nothing else on stdout.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Symbols per enrichment batch (forwarded to tg-plan / tg-enrich when installed).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub batch: Option<u32>,
+
+    /// Enrich at most N symbols this run (forwarded to tg-plan / tg-enrich when installed).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u32>,
+
+    /// Approve the planned enrichment (forwarded to tg-plan when installed).
+    #[arg(long)]
+    pub yes: bool,
+
+    /// Enrichment mode; `off` is zero-token mode (forwarded to tg-plan / tg-enrich when
+    /// installed).
+    #[arg(long, value_enum)]
+    pub enrich: Option<Enrich>,
+
+    /// Embeddings mode (forwarded to tg-embed when installed).
+    #[arg(long, value_enum)]
+    pub embeddings: Option<Embeddings>,
+
+    /// Forward the stages' progress lines to stderr even with --json.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// The repository (default: the git top level, else the current directory).
+    pub path: Option<PathBuf>,
+
+    /// Print the state as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Exit with the state's own code (see above) instead of 0.
+    #[arg(long)]
+    pub exit_code: bool,
+}

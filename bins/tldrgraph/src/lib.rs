@@ -1,0 +1,286 @@
+//! tldrgraph: composes the `tg-*` stages with real pipes and speaks the agent contract
+//! (DESIGN.md §1, §4). It spawns the sibling executables; it links none of their logic.
+
+pub mod cli;
+pub mod pipeline;
+pub mod render;
+
+use cli::{Cli, Command, InitArgs, StatusArgs};
+use pipeline::Stage;
+use serde_json::{json, Value};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use tg_shared::contract;
+use tg_shared::exit;
+use tg_shared::stage::{Failure, Output};
+use tg_shared::store::{self, Store, LOCK_HELD_ENV};
+
+/// The stages of `tldrgraph init`, in pipeline order. Stages whose issues have not landed yet
+/// (tg-plan, tg-enrich, tg-embed) join this list when they do.
+pub const INIT_STAGES: [&str; 3] = ["tg-extract", "tg-classify", "tg-status"];
+
+/// The agent's guide, written into `.tldrgraph/` by `init`.
+pub const CONTRACT_FILE: &str = "AGENT_CONTRACT.md";
+/// Its text: fixed for a given build, so it is rewritten only when the tool changes.
+pub const AGENT_CONTRACT: &str = include_str!("agent_contract.md");
+
+pub fn run(cli: &Cli) -> i32 {
+    match &cli.command {
+        Command::Init(args) => init(args),
+        Command::Status(args) => status(args),
+    }
+}
+
+/// Prints `payload` as JSON, or as text for a person; returns `code`.
+fn emit(payload: &Value, json: bool, code: i32) -> i32 {
+    let text = if json {
+        payload.to_string()
+    } else if payload["status"] == contract::ERROR {
+        eprint!("{}", render::human(payload));
+        return code;
+    } else {
+        render::human(payload)
+    };
+    let mut out = Output::new(None);
+    match out.line(text.trim_end()).and_then(|()| out.finish()) {
+        Ok(()) => code,
+        Err(failure) => {
+            failure.report("tldrgraph");
+            failure.code
+        }
+    }
+}
+
+/// An error as a contract state: `{"status":"error","error":...,"hint":...}`.
+fn error_payload(failure: &Failure, stage: Option<&str>) -> Value {
+    let mut payload = json!({
+        "status": contract::ERROR,
+        "error": failure.message,
+        "hint": failure.hint.clone().unwrap_or_else(|| default_hint(failure.code).to_string()),
+    });
+    if let Some(stage) = stage {
+        payload["stage"] = Value::String(stage.to_string());
+    }
+    payload["exit_code"] = Value::from(failure.code);
+    payload
+}
+
+fn default_hint(code: i32) -> &'static str {
+    match code {
+        exit::DATA => "fix the file named in the error, then run `tldrgraph init --json` again",
+        exit::NO_INPUT => "check the path",
+        exit::UNAVAILABLE => "build the workspace (`make build`) or put the tg-* binaries on PATH",
+        exit::LOCKED => "wait for the other run to finish, then run the command again",
+        exit::CANT_CREATE | exit::IO => "check the permissions and free space of .tldrgraph/",
+        _ => "run the command again with --verbose and report the stage's output",
+    }
+}
+
+/// The repository: `path` if given, else the git top level above the current directory.
+fn repository(path: Option<&Path>) -> Result<PathBuf, Failure> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::new(exit::IO, format!("cannot read the current directory: {e}")))?;
+    let root = match path {
+        Some(path) => std::fs::canonicalize(cwd.join(path)).map_err(|e| {
+            Failure::new(
+                exit::NO_INPUT,
+                format!("repository {} cannot be opened: {e}", path.display()),
+            )
+        })?,
+        None => store::find_root(&cwd, None).map_err(|e| Failure::new(exit::NO_INPUT, e))?,
+    };
+    if !root.is_dir() {
+        return Err(Failure::new(
+            exit::NO_INPUT,
+            format!("{} is not a directory", root.display()),
+        )
+        .with_hint("give the repository's directory"));
+    }
+    Ok(root)
+}
+
+/// Each named stage's executable, or which one is missing.
+fn locate_stages(
+    names: &[&'static str],
+) -> Result<Vec<(&'static str, PathBuf)>, (Failure, &'static str)> {
+    let own = std::env::current_exe().ok();
+    let beside = own.as_deref().and_then(Path::parent);
+    names
+        .iter()
+        .map(|name| match pipeline::locate(name, beside) {
+            Some(exe) => Ok((*name, exe)),
+            None => {
+                let place = beside.map_or_else(String::new, |d| format!("{} nor ", d.display()));
+                Err((
+                    Failure::new(
+                        exit::UNAVAILABLE,
+                        format!("stage {name} is missing: it is neither in {place}on PATH"),
+                    ),
+                    *name,
+                ))
+            }
+        })
+        .collect()
+}
+
+/// Runs `stages`; the payload the last one printed, or the first failure as an error payload.
+fn run_pipeline(
+    stages: &[Stage],
+    forward_stderr: bool,
+) -> Result<Value, (Failure, Option<&'static str>)> {
+    let finished = pipeline::run(stages, &[(LOCK_HELD_ENV, "1")], forward_stderr)
+        .map_err(|e| (Failure::new(exit::SOFTWARE, e.to_string()), None))?;
+    if let Some(failed) = finished.first_failure() {
+        let code = match failed.status.code() {
+            Some(
+                code @ (exit::USAGE | exit::DATA | exit::NO_INPUT | exit::CANT_CREATE | exit::IO),
+            ) => code,
+            Some(2) => exit::USAGE,
+            _ => exit::SOFTWARE,
+        };
+        let mut failure = Failure::new(
+            code,
+            format!(
+                "{} failed ({}): {}",
+                failed.name,
+                pipeline::describe(&failed.status),
+                failed.error_message()
+            ),
+        );
+        failure.hint = failed.hint();
+        return Err((failure, Some(failed.name)));
+    }
+    let text = String::from_utf8_lossy(&finished.stdout);
+    serde_json::from_str::<Value>(text.trim()).map_err(|e| {
+        let last = stages.last().map_or("the last stage", |s| s.name);
+        (
+            Failure::new(
+                exit::SOFTWARE,
+                format!("{last} printed no contract state ({e}): {:?}", text.trim()),
+            ),
+            Some(last),
+        )
+    })
+}
+
+fn init(args: &InitArgs) -> i32 {
+    let json = args.json;
+    let fail = |failure: Failure, stage: Option<&str>| {
+        emit(&error_payload(&failure, stage), json, failure.code)
+    };
+    let root = match repository(args.path.as_deref()) {
+        Ok(root) => root,
+        Err(failure) => return fail(failure, None),
+    };
+    let located = match locate_stages(&INIT_STAGES) {
+        Ok(located) => located,
+        Err((failure, stage)) => return fail(failure, Some(stage)),
+    };
+    let store = Store::at_root(&root);
+    let _lock = match store.try_lock() {
+        Ok(Some(lock)) => lock,
+        Ok(None) => {
+            return fail(
+                Failure::new(
+                    exit::LOCKED,
+                    format!(
+                        "another tldrgraph run holds {}; nothing was changed",
+                        store.lock_path().display()
+                    ),
+                ),
+                None,
+            )
+        }
+        Err(err) => {
+            return fail(
+                Failure::new(
+                    exit::CANT_CREATE,
+                    format!("cannot take {}: {err}", store.lock_path().display()),
+                ),
+                None,
+            )
+        }
+    };
+    let contract_path = store.path(CONTRACT_FILE);
+    if let Err(err) = store::write_if_changed(&contract_path, AGENT_CONTRACT.as_bytes()) {
+        let failure = Failure::new(
+            exit::CANT_CREATE,
+            format!("cannot write {}: {err}", contract_path.display()),
+        );
+        return fail(failure, None);
+    }
+    let root_arg = || -> Vec<OsString> { vec!["--root".into(), root.clone().into_os_string()] };
+    let stages: Vec<Stage> = located
+        .into_iter()
+        .map(|(name, exe)| {
+            let mut args = root_arg();
+            if name == "tg-extract" {
+                args.push(root.clone().into_os_string());
+            }
+            Stage { name, exe, args }
+        })
+        .collect();
+    match run_pipeline(&stages, !json || args.verbose) {
+        Ok(payload) => emit(&payload, json, exit::OK),
+        Err((failure, stage)) => fail(failure, stage),
+    }
+}
+
+/// `status --exit-code`: the code of the state in `payload`.
+pub fn state_code(payload: &Value) -> i32 {
+    let status = payload["status"].as_str().unwrap_or(contract::ERROR);
+    match status {
+        "not_built" => return exit::state::NOT_BUILT,
+        contract::ERROR => return exit::state::ERROR,
+        _ => {}
+    }
+    if payload["fresh"] == Value::Bool(false) {
+        return exit::state::STALE;
+    }
+    match status {
+        contract::NEEDS_LAYERS => exit::state::NEEDS_LAYERS,
+        "needs_confirmation" => exit::state::NEEDS_CONFIRMATION,
+        "needs_enrichment" => exit::state::NEEDS_ENRICHMENT,
+        "needs_embeddings" => exit::state::NEEDS_EMBEDDINGS,
+        contract::DONE => exit::state::DONE,
+        _ => exit::state::ERROR,
+    }
+}
+
+fn status(args: &StatusArgs) -> i32 {
+    let json = args.json;
+    let fail = |failure: Failure, stage: Option<&str>| {
+        emit(&error_payload(&failure, stage), json, failure.code)
+    };
+    let root = match repository(args.path.as_deref()) {
+        Ok(root) => root,
+        Err(failure) => return fail(failure, None),
+    };
+    let located = match locate_stages(&["tg-status"]) {
+        Ok(located) => located,
+        Err((failure, stage)) => return fail(failure, Some(stage)),
+    };
+    let stages: Vec<Stage> = located
+        .into_iter()
+        .map(|(name, exe)| Stage {
+            name,
+            exe,
+            args: vec![
+                "--from-artifacts".into(),
+                "--root".into(),
+                root.clone().into_os_string(),
+            ],
+        })
+        .collect();
+    match run_pipeline(&stages, false) {
+        Ok(payload) => {
+            let code = if args.exit_code {
+                state_code(&payload)
+            } else {
+                exit::OK
+            };
+            emit(&payload, json, code)
+        }
+        Err((failure, stage)) => fail(failure, stage),
+    }
+}

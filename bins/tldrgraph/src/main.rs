@@ -1,0 +1,8 @@
+use clap::Parser;
+
+fn main() {
+    let cli = tldrgraph::cli::Cli::parse();
+    let code = tldrgraph::run(&cli);
+    #[allow(clippy::exit)]
+    std::process::exit(code);
+}

@@ -1,0 +1,108 @@
+//! The contract state in words, for a person at a terminal (`--json` prints the payload).
+
+use serde_json::Value;
+use std::fmt::Write;
+
+fn field<'a>(payload: &'a Value, key: &str) -> &'a str {
+    payload[key].as_str().unwrap_or("")
+}
+
+fn count(payload: &Value, key: &str) -> u64 {
+    payload[key].as_u64().unwrap_or(0)
+}
+
+pub fn human(payload: &Value) -> String {
+    let status = field(payload, "status");
+    let mut text = String::new();
+    match status {
+        "needs_layers" => {
+            let _ = writeln!(text, "tldrgraph: needs_layers");
+            let _ = writeln!(text, "  {}", field(payload, "reason"));
+            let _ = writeln!(
+                text,
+                "  {} symbols extracted. Largest directories:",
+                count(payload, "extracted_symbols_count")
+            );
+            for dir in payload["top_directories"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .take(8)
+            {
+                let path = dir["path"].as_str().unwrap_or("");
+                let own = if dir["recursive"] == Value::Bool(false) {
+                    " (its own files)"
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    text,
+                    "    {path}{own}: {} symbols in {} files",
+                    dir["symbols"], dir["files"]
+                );
+            }
+            let _ = writeln!(text, "  Next: {}.", field(payload, "next_action"));
+            let _ = writeln!(
+                text,
+                "  Read {} first; the schema and the whole workflow are in .tldrgraph/AGENT_CONTRACT.md.",
+                field(payload, "symbols_overview")
+            );
+        }
+        "done" => {
+            let ready = if payload["embeddings_ready"] == Value::Bool(true) {
+                "ready"
+            } else {
+                "not built"
+            };
+            let _ = writeln!(
+                text,
+                "tldrgraph: done: {} nodes, {} edges, {} layers; embeddings {ready}",
+                count(payload, "nodes_count"),
+                count(payload, "edges_count"),
+                count(payload, "layers_count")
+            );
+        }
+        "error" => {
+            let stage = match payload["stage"].as_str() {
+                Some(stage) => format!(" in {stage}"),
+                None => String::new(),
+            };
+            let _ = writeln!(text, "tldrgraph: error{stage}: {}", field(payload, "error"));
+            let _ = writeln!(text, "  hint: {}", field(payload, "hint"));
+        }
+        "not_built" => {
+            let _ = writeln!(text, "tldrgraph: nothing built yet here");
+            let _ = writeln!(text, "  Next: {}", field(payload, "next_action"));
+        }
+        other => {
+            let _ = writeln!(text, "tldrgraph: {other}");
+            if let Some(map) = payload.as_object() {
+                for (key, value) in map.iter().filter(|(k, _)| *k != "status") {
+                    let _ = writeln!(text, "  {key}: {value}");
+                }
+            }
+        }
+    }
+    match payload["fresh"] {
+        Value::Bool(true) => {
+            let _ = writeln!(text, "  Up to date with the sources.");
+        }
+        Value::Bool(false) if status != "not_built" => {
+            let changes = &payload["changes"];
+            let _ = writeln!(
+                text,
+                "  Stale: {} changed, {} added, {} removed source files{} since the last build; run `tldrgraph init`.",
+                changes["changed"]["count"],
+                changes["added"]["count"],
+                changes["removed"]["count"],
+                if changes["config_changed"] == Value::Bool(true) {
+                    ", and the layers config changed"
+                } else {
+                    ""
+                }
+            );
+        }
+        _ => {}
+    }
+    text
+}

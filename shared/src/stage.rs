@@ -1,0 +1,265 @@
+//! What every stream stage does the same way: where its input comes from and its output goes,
+//! how it fails (exit code, message, hint), and how it tells a complete stream from one whose
+//! producer died (DESIGN.md §3: the last record is a `summary`).
+
+use crate::exit;
+use crate::ndjson::{Item, NdjsonError, RecordReader};
+use crate::record::Record;
+use crate::store;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// A failure that ends a stage, with its exit code and, where one helps, what to do about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub code: i32,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl Failure {
+    pub fn new(code: i32, message: impl Into<String>) -> Self {
+        Failure {
+            code,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Prints the failure on stderr as `<stage>: error: <message>` and `<stage>: hint: <hint>`;
+    /// `tldrgraph` reads these two lines back into its error payload.
+    pub fn report(&self, stage: &str) {
+        eprintln!("{stage}: error: {}", self.message);
+        if let Some(hint) = &self.hint {
+            eprintln!("{stage}: hint: {hint}");
+        }
+    }
+
+    /// A malformed line of the input stream.
+    pub fn bad_stream(source: &str, err: &NdjsonError) -> Self {
+        Failure::new(exit::DATA, format!("{source}: {err}"))
+            .with_hint("the input must be a tldrgraph NDJSON stream, as tg-extract writes it")
+    }
+
+    /// An error writing the output (a closed pipe is handled by [`Output`] before this).
+    pub fn write(err: io::Error) -> Self {
+        Failure::new(exit::IO, format!("cannot write the output: {err}"))
+    }
+}
+
+/// The stream a stage reads: `--input FILE`, else stdin.
+pub struct Input {
+    /// How messages name it: the file's path, or `stdin`.
+    pub name: String,
+    pub reader: RecordReader<Box<dyn BufRead>>,
+}
+
+impl Input {
+    pub fn open(path: Option<&Path>) -> Result<Self, Failure> {
+        let (name, reader): (String, Box<dyn BufRead>) = match path {
+            Some(path) => {
+                let file = File::open(path).map_err(|e| {
+                    Failure::new(
+                        exit::NO_INPUT,
+                        format!("cannot open {}: {e}", path.display()),
+                    )
+                })?;
+                (
+                    path.display().to_string(),
+                    Box::new(BufReader::with_capacity(1 << 16, file)),
+                )
+            }
+            None => (
+                "stdin".to_string(),
+                Box::new(BufReader::with_capacity(1 << 16, io::stdin())),
+            ),
+        };
+        Ok(Input {
+            name,
+            reader: RecordReader::new(reader),
+        })
+    }
+
+    /// The next line, checked: a malformed line is a [`Failure`] naming the input and the line.
+    pub fn next_item(&mut self, check: &mut StreamCheck) -> Option<Result<Item, Failure>> {
+        let item = match self.reader.next_item()? {
+            Ok(item) => item,
+            Err(err) => return Some(Err(Failure::bad_stream(&self.name, &err))),
+        };
+        Some(check.observe(&self.name, &item).map(|()| item))
+    }
+}
+
+/// Where a stage writes: stdout, or `--output FILE`, which is replaced (atomically) only when
+/// its content changed, so Make's timestamps stay meaningful.
+pub enum Output {
+    Stdout {
+        out: BufWriter<io::Stdout>,
+        /// The reader closed the pipe: a success (`tg-classify | head`), writing stops.
+        closed: bool,
+    },
+    File {
+        path: PathBuf,
+        buf: Vec<u8>,
+    },
+}
+
+impl Output {
+    pub fn new(path: Option<&Path>) -> Self {
+        match path {
+            Some(path) => Output::File {
+                path: path.to_path_buf(),
+                buf: Vec::new(),
+            },
+            None => Output::Stdout {
+                out: BufWriter::with_capacity(1 << 16, io::stdout()),
+                closed: false,
+            },
+        }
+    }
+
+    /// Whether the reader went away; a stage may stop reading early then.
+    pub fn is_closed(&self) -> bool {
+        matches!(self, Output::Stdout { closed: true, .. })
+    }
+
+    /// Writes one line (a newline is appended).
+    pub fn line(&mut self, text: &str) -> Result<(), Failure> {
+        match self {
+            Output::Stdout { closed: true, .. } => Ok(()),
+            Output::Stdout { out, closed } => {
+                let result = out
+                    .write_all(text.as_bytes())
+                    .and_then(|()| out.write_all(b"\n"));
+                match result {
+                    Ok(()) => Ok(()),
+                    Err(err) if err.kind() == io::ErrorKind::BrokenPipe => {
+                        *closed = true;
+                        Ok(())
+                    }
+                    Err(err) => Err(Failure::write(err)),
+                }
+            }
+            Output::File { buf, .. } => {
+                buf.extend_from_slice(text.as_bytes());
+                buf.push(b'\n');
+                Ok(())
+            }
+        }
+    }
+
+    /// Serialises and writes one record.
+    pub fn record(&mut self, record: &Record) -> Result<(), Failure> {
+        let text = serde_json::to_string(record)
+            .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise a record: {e}")))?;
+        self.line(&text)
+    }
+
+    /// Flushes stdout, or writes the file if its content changed.
+    pub fn finish(self) -> Result<(), Failure> {
+        match self {
+            Output::Stdout { closed: true, .. } => Ok(()),
+            Output::Stdout { mut out, .. } => match out.flush() {
+                Ok(()) => Ok(()),
+                Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+                Err(err) => Err(Failure::write(err)),
+            },
+            Output::File { path, buf } => {
+                store::write_if_changed(&path, &buf)
+                    .map(|_| ())
+                    .map_err(|e| {
+                        Failure::new(
+                            exit::CANT_CREATE,
+                            format!("cannot write {}: {e}", path.display()),
+                        )
+                    })
+            }
+        }
+    }
+}
+
+/// Checks the shape of a stream as it goes by: a `header` first, a `summary` last.
+#[derive(Debug, Default)]
+pub struct StreamCheck {
+    records: u64,
+    last_was_summary: bool,
+    summaries: u64,
+}
+
+impl StreamCheck {
+    fn observe(&mut self, source: &str, item: &Item) -> Result<(), Failure> {
+        if self.records == 0 && !matches!(item.record, Some(Record::Header(_))) {
+            return Err(Failure::new(
+                exit::DATA,
+                format!(
+                    "{source}: line {}: the stream does not start with a header record",
+                    item.line
+                ),
+            )
+            .with_hint("pipe a tldrgraph stream in, e.g. `tg-extract . | tg-classify`"));
+        }
+        self.records += 1;
+        self.last_was_summary = matches!(item.record, Some(Record::Summary(_)));
+        if self.last_was_summary {
+            self.summaries += 1;
+        }
+        Ok(())
+    }
+
+    /// At end of input: the stream was complete, or why not. A stage commits no artifact from
+    /// an incomplete stream.
+    pub fn finish(&self, source: &str) -> Result<(), Failure> {
+        if self.records == 0 {
+            return Err(Failure::new(exit::DATA, format!("{source}: empty input"))
+                .with_hint("pipe a tldrgraph stream in, e.g. `tg-extract . | tg-classify`"));
+        }
+        if !self.last_was_summary {
+            return Err(Failure::new(
+                exit::DATA,
+                format!(
+                    "{source}: the stream ends without a summary record: the stage before this one \
+                     died or the stream was cut; no artifact was written"
+                ),
+            )
+            .with_hint("run the pipeline again; the error of the first stage tells what failed"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ndjson::parse_line;
+
+    fn check(lines: &[&str]) -> Result<(), Failure> {
+        let mut check = StreamCheck::default();
+        for (i, line) in lines.iter().enumerate() {
+            let item = parse_line(i as u64 + 1, line).expect("valid line");
+            check.observe("test", &item)?;
+        }
+        check.finish("test")
+    }
+
+    const HEADER: &str = r#"{"type":"header","schema":"1.0","producer":"t","root":"."}"#;
+    const SUMMARY: &str = r#"{"type":"summary","stage":"t"}"#;
+    const FILE: &str =
+        r#"{"type":"file","path":"a.py","lang":"python","hash":"0","bytes":1,"lines":1}"#;
+
+    #[test]
+    fn a_stream_needs_a_header_first_and_a_summary_last() {
+        assert_eq!(check(&[HEADER, FILE, SUMMARY]), Ok(()));
+        let cut = check(&[HEADER, FILE]).unwrap_err();
+        assert_eq!(cut.code, exit::DATA);
+        assert!(cut.message.contains("without a summary"), "{}", cut.message);
+        let headless = check(&[FILE, SUMMARY]).unwrap_err();
+        assert!(headless.message.contains("line 1"), "{}", headless.message);
+        assert!(check(&[]).unwrap_err().message.contains("empty input"));
+    }
+}
