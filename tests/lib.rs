@@ -1,1 +1,96 @@
-//! Pipeline tests live in `tests/*.rs`; this crate has no library code.
+//! Helpers for the cross-binary tests in this directory: the stage binaries come from the shared
+//! target directory (`cargo build --workspace` first; `make test` does), fixtures are copied
+//! into fresh temporary directories.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The built binary `name` (`tg-extract`, `tldrgraph`, ...) in the target directory.
+pub fn stage(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    // target/<profile>/deps/<test>-<hash> → target/<profile>/<name>
+    let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
+    let path = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.exists(),
+        "{} is not built: run `cargo build --workspace` first",
+        path.display()
+    );
+    path
+}
+
+/// `tests/fixtures/<name>`.
+pub fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+/// A copy of fixture `name` in a new temporary directory (without any `.tldrgraph/`).
+pub fn copy_fixture(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    copy_dir(&fixture(name), dir.path());
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read fixture") {
+        let entry = entry.expect("entry");
+        if entry.file_name() == ".tldrgraph" {
+            continue;
+        }
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// Runs the built binary `name` with `args` in `dir`.
+pub fn run(name: &str, dir: &Path, args: &[&str]) -> Output {
+    Command::new(stage(name))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run binary")
+}
+
+/// `tldrgraph init --json` (plus `args`) in `dir`: the payload and the exit code. Asserts that
+/// stdout is exactly one JSON object on one line.
+pub fn init_json(dir: &Path, args: &[&str]) -> (serde_json::Value, i32) {
+    let mut all = vec!["init", "--json"];
+    all.extend_from_slice(args);
+    let output = run("tldrgraph", dir, &all);
+    json_payload(&output)
+}
+
+/// The one JSON object on `output`'s stdout and the exit code.
+pub fn json_payload(output: &Output) -> (serde_json::Value, i32) {
+    let stdout = String::from_utf8(output.stdout.clone()).expect("utf-8 stdout");
+    assert_eq!(
+        stdout.lines().count(),
+        1,
+        "stdout must be one JSON line; stdout: {stdout}\nstderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let payload = serde_json::from_str(stdout.trim()).expect("stdout is JSON");
+    (payload, output.status.code().unwrap_or(-1))
+}
+
+/// Compares `actual` with `tests/golden/<name>`; `UPDATE_GOLDEN=1` rewrites the file instead.
+pub fn assert_golden(name: &str, actual: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("golden")
+        .join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().expect("golden dir")).expect("mkdir golden");
+        std::fs::write(&path, actual).expect("write golden");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()));
+    assert_eq!(actual, expected, "differs from {}", path.display());
+}

@@ -4,25 +4,7 @@
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-
-fn stage(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    // target/<profile>/deps/pipeline-<hash> → target/<profile>/<name>
-    let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
-    let path = dir.join(name);
-    assert!(
-        path.exists(),
-        "{} is not built: run `cargo build --workspace` first",
-        path.display()
-    );
-    path
-}
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(name)
-}
+use tg_integration::{fixture, stage};
 
 #[test]
 fn extract_piped_into_a_reader_of_the_stream() {

@@ -33,7 +33,7 @@ use crate::record::NodeKind;
 use crate::yaml;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -435,7 +435,7 @@ pub(crate) fn finish(
         ));
     }
     let mut ids = BTreeSet::new();
-    let mut orders = BTreeSet::new();
+    let mut orders: BTreeMap<i64, &str> = BTreeMap::new();
     for layer in &layers {
         if layer.id.trim().is_empty() {
             return Err(ctx.error(
@@ -451,11 +451,11 @@ pub(crate) fn finish(
                 "give every layer its own id".to_string(),
             ));
         }
-        if !orders.insert(layer.order) {
+        if let Some(first) = orders.insert(layer.order, &layer.id) {
             return Err(ctx.error(
                 ctx.at("order", &layer.order.to_string(), 1),
                 format!(
-                    "order {} is used by two layers (`{}` and another)",
+                    "order {} is used by two layers, `{first}` and `{}`",
                     layer.order, layer.id
                 ),
                 "give every layer its own order; lower orders are checked first".to_string(),

@@ -1,0 +1,387 @@
+//! The agent contract end to end: `tldrgraph init --json` driven as an agent drives it, on
+//! copies of the fixture repositories, through the real binaries and real pipes.
+
+use serde_json::Value;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use tg_integration::{assert_golden, copy_fixture, init_json, json_payload, run, stage};
+
+/// Layers an agent could design for tests/fixtures/python.
+const PYTHON_LAYERS: &str = r#"version: 1
+default_layer: shared
+layers:
+  - id: web
+    name: Web
+    order: 1
+    description: Entry points and routing
+    paths: ["pkg/web.py", "main.py"]
+    may_depend_on: [api]
+  - id: api
+    name: API
+    order: 2
+    paths: ["pkg/api.py"]
+    may_depend_on: [models, shared]
+  - id: models
+    name: Models
+    order: 3
+    paths: ["pkg/models.py"]
+  - id: shared
+    name: Shared
+    order: 99
+"#;
+
+fn write_config(dir: &Path, text: &str) {
+    fs::write(dir.join(".tldrgraph/layers.config.yaml"), text).expect("write config");
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).expect("json") + "\n"
+}
+
+fn status_code(dir: &Path) -> (Value, i32) {
+    json_payload(&run("tldrgraph", dir, &["status", "--json", "--exit-code"]))
+}
+
+fn graph(dir: &Path) -> Value {
+    let text = fs::read_to_string(dir.join(".tldrgraph/graph.json")).expect("graph.json");
+    serde_json::from_str(&text).expect("graph.json is JSON")
+}
+
+#[test]
+fn an_agent_goes_from_needs_layers_to_done() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    assert_eq!(status_code(dir).1, 15, "nothing built yet");
+
+    let (payload, code) = init_json(dir, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(payload["status"], "needs_layers");
+    assert_eq!(payload["extracted_symbols_count"], 26);
+    assert_eq!(
+        payload["next_action"],
+        "Read repository symbols and create .tldrgraph/layers.config.yaml"
+    );
+    assert_eq!(payload["top_directories"][0]["path"], "pkg");
+    assert_eq!(payload["top_directories"][0]["symbols"], 25);
+    assert_eq!(payload["symbols_overview"], ".tldrgraph/symbols.md");
+    assert!(payload["reason"]
+        .as_str()
+        .unwrap_or("")
+        .contains("layers.config.yaml"));
+    assert_golden("needs_layers.python.json", &pretty(&payload));
+
+    let store = dir.join(".tldrgraph");
+    let overview = fs::read_to_string(store.join("symbols.md")).expect("symbols.md");
+    assert!(
+        overview.contains("- `main.py::main` (function, line 10)"),
+        "{overview}"
+    );
+    assert!(overview.contains("| `pkg/api.py::get` | function | 3 | 1 | Fetch a URL. |"));
+    let contract = fs::read_to_string(store.join("AGENT_CONTRACT.md")).expect("contract");
+    assert_eq!(
+        contract,
+        include_str!("../bins/tldrgraph/src/agent_contract.md")
+    );
+    let (status, code) = status_code(dir);
+    assert_eq!(
+        (status["status"].as_str(), code),
+        (Some("needs_layers"), 10)
+    );
+    assert_eq!(status["fresh"], true);
+    // Every node sits in the one bucket until layers exist.
+    let before = graph(dir);
+    let nodes = before["nodes"].as_array().expect("nodes");
+    assert_eq!(nodes.len(), 32);
+    assert!(nodes.iter().all(|n| n["layer"] == "unclassified"));
+
+    write_config(dir, PYTHON_LAYERS);
+    let contract_mtime = fs::metadata(store.join("AGENT_CONTRACT.md"))
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    let (payload, code) = init_json(dir, &[]);
+    assert_eq!(code, 0);
+    assert_golden("done.python.json", &pretty(&payload));
+    assert_eq!(payload["nodes_count"], 32);
+    assert_eq!(payload["edges_count"], 57);
+    assert_eq!(payload["layers_count"], 4);
+    assert_eq!(payload["embeddings_ready"], false);
+    assert_eq!(
+        fs::metadata(store.join("AGENT_CONTRACT.md"))
+            .and_then(|m| m.modified())
+            .expect("mtime"),
+        contract_mtime,
+        "an unchanged contract file is not rewritten"
+    );
+
+    let after = graph(dir);
+    let layer_of = |id: &str| {
+        after["nodes"]
+            .as_array()
+            .and_then(|nodes| nodes.iter().find(|n| n["id"] == id))
+            .map(|n| n["layer"].clone())
+    };
+    assert_eq!(layer_of("pkg/web.py::App"), Some(Value::from("web")));
+    assert_eq!(
+        layer_of("pkg/api.py::Session.send"),
+        Some(Value::from("api"))
+    );
+    assert_eq!(layer_of("pkg/util.py::helper"), Some(Value::from("shared")));
+    let edge = |src: &str, dst: &str| {
+        after["edges"]
+            .as_array()
+            .and_then(|edges| edges.iter().find(|e| e["src"] == src && e["dst"] == dst))
+            .cloned()
+            .unwrap_or_else(|| panic!("edge {src} -> {dst}"))
+    };
+    // web may depend on api only: a call into shared is a violation.
+    let violation = edge("main.py", "pkg/util.py::helper");
+    assert_eq!(
+        (&violation["cross_layer"], &violation["violation"]),
+        (&Value::Bool(true), &Value::Bool(true))
+    );
+    // api may depend on models: crossing, allowed.
+    let allowed = edge("pkg/api.py::Session.send", "pkg/models.py::Base.save");
+    assert_eq!(allowed["cross_layer"], true);
+    assert!(allowed.get("violation").is_none(), "{allowed}");
+    let report = fs::read_to_string(store.join("layers.yaml")).expect("layers.yaml");
+    assert!(report.contains("config: native"), "{report}");
+    assert!(
+        report.contains("- main.py --calls--> pkg/util.py::helper (line 6)"),
+        "{report}"
+    );
+
+    let (status, code) = status_code(dir);
+    assert_eq!((status["status"].as_str(), code), (Some("done"), 0));
+    fs::write(dir.join("pkg/new.py"), "def fresh():\n    pass\n").expect("write");
+    let (status, code) = status_code(dir);
+    assert_eq!(code, 14, "{status}");
+    assert_eq!(status["changes"]["added"]["examples"][0], "pkg/new.py");
+}
+
+#[test]
+fn bad_configs_are_located_errors_that_keep_the_previous_artifacts() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    let (first, _) = init_json(dir, &[]);
+    assert_eq!(first["status"], "needs_layers");
+    write_config(dir, PYTHON_LAYERS);
+    assert_eq!(init_json(dir, &[]).0["status"], "done");
+    let store = dir.join(".tldrgraph");
+    let snapshot = |name: &str| fs::read(store.join(name)).expect("artifact");
+    let kept = ["graph.json", "layers.yaml", "state.json", "symbols.md"].map(snapshot);
+
+    let cases = [
+        (
+            PYTHON_LAYERS.replace("    paths: [\"pkg/models.py\"]", "    pathz: [\"pkg/models.py\"]"),
+            ".tldrgraph/layers.config.yaml:18:5: unknown key `pathz`; did you mean `paths`?",
+        ),
+        (
+            PYTHON_LAYERS.replace("may_depend_on: [api]", "may_depend_on: [apis]"),
+            ".tldrgraph/layers.config.yaml:9:21: `may_depend_on` names layer `apis`, which is not defined",
+        ),
+        (
+            PYTHON_LAYERS.replace("[\"pkg/api.py\"]", "[\"pkg/[api.py\"]"),
+            ".tldrgraph/layers.config.yaml:13:14: invalid glob \"pkg/[api.py\" in `paths`",
+        ),
+        (
+            "version: 1\nlayers: [\n".to_string(),
+            ".tldrgraph/layers.config.yaml:3:1: did not find expected node content",
+        ),
+        (
+            PYTHON_LAYERS.replace("order: 3", "order: 2"),
+            ".tldrgraph/layers.config.yaml:17:12: order 2 is used by two layers, `api` and `models`",
+        ),
+    ];
+    for (text, expected) in cases {
+        write_config(dir, &text);
+        let (payload, code) = init_json(dir, &[]);
+        assert_eq!(code, 65, "{payload}");
+        assert_eq!(payload["status"], "error");
+        assert_eq!(payload["stage"], "tg-classify");
+        let error = payload["error"].as_str().unwrap_or("");
+        assert!(error.contains(expected), "{error}\nexpected: {expected}");
+        assert!(!payload["hint"].as_str().unwrap_or("").is_empty());
+        let now = ["graph.json", "layers.yaml", "state.json", "symbols.md"].map(snapshot);
+        assert!(now == kept, "a failed run changed an artifact ({expected})");
+    }
+    // The status of the last good build is still there, and knows the config changed since.
+    let (status, code) = status_code(dir);
+    assert_eq!(status["status"], "done");
+    assert_eq!(code, 14);
+    assert_eq!(status["changes"]["config_changed"], true);
+
+    write_config(
+        dir,
+        &PYTHON_LAYERS.replace(
+            "    paths: [\"pkg/models.py\"]",
+            "    pathz: [\"pkg/models.py\"]",
+        ),
+    );
+    let (payload, _) = init_json(dir, &[]);
+    assert_golden("error.unknown_key.json", &pretty(&payload));
+}
+
+#[test]
+fn the_original_tools_config_format_is_read() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    fs::create_dir_all(dir.join(".tldrgraph")).expect("mkdir");
+    write_config(
+        dir,
+        "utility_id: shared\nlayers:\n  - id: api\n    name: \"Layer 1: API\"\n    order: 1\n    rules:\n      - file_contains: [\"api.py\"]\n  - id: models\n    name: Models\n    order: 2\n    rules:\n      - label_ends_with: [\"save()\"]\n        type_in: [class]\n  - id: shared\n    name: Shared\n    order: 3\n    rules: []\n",
+    );
+    let (payload, code) = init_json(dir, &[]);
+    assert_eq!((payload["status"].as_str(), code), (Some("done"), 0));
+    assert_eq!(payload["layers_count"], 3);
+    let graph = graph(dir);
+    let layer_of = |id: &str| {
+        graph["nodes"]
+            .as_array()
+            .and_then(|nodes| nodes.iter().find(|n| n["id"] == id))
+            .map(|n| n["layer"].clone())
+    };
+    assert_eq!(layer_of("pkg/api.py::get"), Some(Value::from("api")));
+    // `.save()` is that tool's label of the method; `type_in` also admits classes.
+    assert_eq!(
+        layer_of("pkg/models.py::Base.save"),
+        Some(Value::from("models"))
+    );
+    assert_eq!(
+        layer_of("pkg/models.py::Model"),
+        Some(Value::from("models"))
+    );
+    assert_eq!(layer_of("pkg/util.py::helper"), Some(Value::from("shared")));
+}
+
+#[test]
+fn a_missing_stage_is_named() {
+    let alone = tempfile::tempdir().expect("tempdir");
+    let wrapper = alone.path().join("tldrgraph");
+    fs::copy(stage("tldrgraph"), &wrapper).expect("copy");
+    let repo = copy_fixture("python");
+    let output = Command::new(&wrapper)
+        .args(["init", "--json"])
+        .current_dir(repo.path())
+        .env("PATH", alone.path())
+        .output()
+        .expect("run");
+    let (payload, code) = json_payload(&output);
+    assert_eq!(code, 69);
+    assert_eq!(payload["stage"], "tg-extract");
+    assert!(payload["error"]
+        .as_str()
+        .unwrap_or("")
+        .starts_with("stage tg-extract is missing"));
+    assert!(!repo.path().join(".tldrgraph/graph.json").exists());
+}
+
+#[test]
+fn a_held_lock_is_an_error_and_changes_nothing() {
+    let repo = copy_fixture("python");
+    let store = tg_shared::store::Store::at_root(repo.path());
+    let lock = store.lock().expect("take the lock");
+    let (payload, code) = init_json(repo.path(), &[]);
+    assert_eq!(code, 75);
+    assert_eq!(payload["status"], "error");
+    assert!(payload["error"]
+        .as_str()
+        .unwrap_or("")
+        .contains("tldrgraph.lock"));
+    assert!(!repo.path().join(".tldrgraph/graph.json").exists());
+    drop(lock);
+    assert_eq!(init_json(repo.path(), &[]).1, 0);
+}
+
+#[test]
+fn two_runs_at_once_are_serialised_and_lose_nothing() {
+    let repo = copy_fixture("python");
+    let spawn = || {
+        Command::new(stage("tldrgraph"))
+            .args(["init", "--json"])
+            .current_dir(repo.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn")
+    };
+    let (a, b) = (spawn(), spawn());
+    let outcomes = [a, b].map(|child| json_payload(&child.wait_with_output().expect("wait")));
+    for (payload, code) in &outcomes {
+        match code {
+            0 => assert_eq!(payload["status"], "needs_layers"),
+            75 => assert_eq!(payload["status"], "error"),
+            other => panic!("unexpected exit {other}: {payload}"),
+        }
+    }
+    assert!(outcomes.iter().any(|(_, code)| *code == 0));
+    // Whatever the interleaving, the artifacts are whole and a rerun agrees.
+    let (again, code) = init_json(repo.path(), &[]);
+    assert_eq!(code, 0);
+    assert_eq!(again["extracted_symbols_count"], 26);
+    assert_eq!(
+        graph(repo.path())["nodes"].as_array().map(Vec::len),
+        Some(32)
+    );
+}
+
+#[test]
+fn the_shell_pipeline_reaches_the_same_state_as_init() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    let (from_init, _) = init_json(dir, &[]);
+    let graph_from_init = fs::read(dir.join(".tldrgraph/graph.json")).expect("graph");
+    let script = format!(
+        "set -e; '{}' . | '{}' | '{}'",
+        stage("tg-extract").display(),
+        stage("tg-classify").display(),
+        stage("tg-status").display()
+    );
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(dir)
+        .output()
+        .expect("sh");
+    let (from_shell, code) = json_payload(&output);
+    assert_eq!(code, 0);
+    assert_eq!(from_shell, from_init);
+    assert_eq!(
+        fs::read(dir.join(".tldrgraph/graph.json")).expect("graph"),
+        graph_from_init,
+        "same input, same graph.json bytes"
+    );
+}
+
+#[test]
+fn a_truncated_stream_commits_no_artifact() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    let stream = run("tg-extract", dir, &["--no-cache", "."]).stdout;
+    let text = String::from_utf8(stream).expect("utf-8");
+    let cut: String = text.lines().take(12).map(|l| format!("{l}\n")).collect();
+    for name in ["tg-classify", "tg-status"] {
+        let mut child = Command::new(stage(name))
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().expect("stdin");
+            stdin.write_all(cut.as_bytes()).expect("write");
+        }
+        let output = child.wait_with_output().expect("wait");
+        assert_eq!(output.status.code(), Some(65), "{name}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("ends without a summary record"), "{stderr}");
+    }
+    for artifact in ["layers.yaml", "symbols.md", "graph.json", "state.json"] {
+        assert!(
+            !dir.join(".tldrgraph").join(artifact).exists(),
+            "{artifact} written from a truncated stream"
+        );
+    }
+}
