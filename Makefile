@@ -1,5 +1,5 @@
 # tldrgraph: build, test, benchmarks and accuracy checks.
-#   make demo       build and run the main job on the bundled example repository
+#   make demo       build and run `tldrgraph init` on (a copy of) the bundled example repository
 #   make test       every test (what CI runs)
 #   make bench      speed, as ratios against universal-ctags in the same run (BENCHMARKS.md)
 #   make accuracy   definitions and calls against Python's ast and universal-ctags
@@ -7,7 +7,8 @@
 
 CARGO ?= cargo
 RELEASE := target/release
-EXAMPLE ?= tests/fixtures/python
+# A repository to map; empty means a copy of the bundled example (tests/fixtures/python).
+EXAMPLE ?=
 
 .PHONY: all build demo test lint bench accuracy clean
 
@@ -17,9 +18,17 @@ build:
 	$(CARGO) build --release --workspace --bins
 
 demo: build
-	@echo "== tg-extract on $(EXAMPLE) (stream in target/demo.ndjson)"
-	$(RELEASE)/tg-extract --root $(EXAMPLE) --no-cache $(EXAMPLE) > target/demo.ndjson
-	python3 pipelines/show-graph.py target/demo.ndjson
+	@if [ -z "$(EXAMPLE)" ]; then \
+	  rm -rf target/demo && mkdir -p target/demo && cp -r tests/fixtures/python target/demo/repo && \
+	  echo "== tldrgraph init on a copy of tests/fixtures/python (target/demo/repo)" && \
+	  $(RELEASE)/tldrgraph init target/demo/repo && \
+	  echo "== the agent writes .tldrgraph/layers.config.yaml (here: tests/fixtures/layers/python.layers.config.yaml)" && \
+	  cp tests/fixtures/layers/python.layers.config.yaml target/demo/repo/.tldrgraph/layers.config.yaml && \
+	  $(RELEASE)/tldrgraph init target/demo/repo && \
+	  echo "== .tldrgraph/layers.yaml" && sed -n '1,40p' target/demo/repo/.tldrgraph/layers.yaml; \
+	else \
+	  echo "== tldrgraph init $(EXAMPLE)" && $(RELEASE)/tldrgraph init "$(EXAMPLE)"; \
+	fi
 
 test:
 	$(CARGO) build --workspace --all-targets

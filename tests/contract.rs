@@ -8,28 +8,7 @@ use std::process::{Command, Stdio};
 use tg_integration::{assert_golden, copy_fixture, init_json, json_payload, run, stage};
 
 /// Layers an agent could design for tests/fixtures/python.
-const PYTHON_LAYERS: &str = r#"version: 1
-default_layer: shared
-layers:
-  - id: web
-    name: Web
-    order: 1
-    description: Entry points and routing
-    paths: ["pkg/web.py", "main.py"]
-    may_depend_on: [api]
-  - id: api
-    name: API
-    order: 2
-    paths: ["pkg/api.py"]
-    may_depend_on: [models, shared]
-  - id: models
-    name: Models
-    order: 3
-    paths: ["pkg/models.py"]
-  - id: shared
-    name: Shared
-    order: 99
-"#;
+const PYTHON_LAYERS: &str = include_str!("fixtures/layers/python.layers.config.yaml");
 
 fn write_config(dir: &Path, text: &str) {
     fs::write(dir.join(".tldrgraph/layers.config.yaml"), text).expect("write config");
@@ -174,15 +153,15 @@ fn bad_configs_are_located_errors_that_keep_the_previous_artifacts() {
     let cases = [
         (
             PYTHON_LAYERS.replace("    paths: [\"pkg/models.py\"]", "    pathz: [\"pkg/models.py\"]"),
-            ".tldrgraph/layers.config.yaml:18:5: unknown key `pathz`; did you mean `paths`?",
+            ".tldrgraph/layers.config.yaml:19:5: unknown key `pathz`; did you mean `paths`?",
         ),
         (
             PYTHON_LAYERS.replace("may_depend_on: [api]", "may_depend_on: [apis]"),
-            ".tldrgraph/layers.config.yaml:9:21: `may_depend_on` names layer `apis`, which is not defined",
+            ".tldrgraph/layers.config.yaml:10:21: `may_depend_on` names layer `apis`, which is not defined",
         ),
         (
             PYTHON_LAYERS.replace("[\"pkg/api.py\"]", "[\"pkg/[api.py\"]"),
-            ".tldrgraph/layers.config.yaml:13:14: invalid glob \"pkg/[api.py\" in `paths`",
+            ".tldrgraph/layers.config.yaml:14:14: invalid glob \"pkg/[api.py\" in `paths`",
         ),
         (
             "version: 1\nlayers: [\n".to_string(),
@@ -190,7 +169,7 @@ fn bad_configs_are_located_errors_that_keep_the_previous_artifacts() {
         ),
         (
             PYTHON_LAYERS.replace("order: 3", "order: 2"),
-            ".tldrgraph/layers.config.yaml:17:12: order 2 is used by two layers, `api` and `models`",
+            ".tldrgraph/layers.config.yaml:18:12: order 2 is used by two layers, `api` and `models`",
         ),
     ];
     for (text, expected) in cases {
