@@ -4,7 +4,7 @@ use crate::cli::Cli;
 use serde::Serialize;
 use std::io::IsTerminal;
 use tg_shared::exit;
-use tg_shared::layers::{LayerConfig, NodeView};
+use tg_shared::layers::{ConfigError, LayerConfig, NodeView};
 use tg_shared::record::Record;
 use tg_shared::stage::{Failure, Input, StreamCheck};
 
@@ -109,6 +109,22 @@ pub fn run(cli: &Cli, config: Option<&LayerConfig>) -> Result<(), Failure> {
     let mut out = tg_shared::stage::Output::new(None);
     out.line(text.trim_end())?;
     out.finish()
+}
+
+/// `--check --json` on an invalid config: the error as JSON on stdout, then exit 65.
+pub fn report_invalid(err: &ConfigError) -> Result<(), Failure> {
+    let report = serde_json::json!({
+        "valid": false,
+        "file": err.file.display().to_string(),
+        "line": err.line,
+        "column": err.column,
+        "error": err.message,
+        "hint": err.hint,
+    });
+    let mut out = tg_shared::stage::Output::new(None);
+    out.line(&report.to_string())?;
+    out.finish()?;
+    Err(Failure::new(exit::DATA, err.to_string()).with_hint(err.hint.clone()))
 }
 
 fn human(report: &CheckReport) -> String {

@@ -30,12 +30,30 @@ pub const SYMBOLS_FILE: &str = "symbols.md";
 /// The per-layer report, relative to the store.
 pub const REPORT_FILE: &str = "layers.yaml";
 
+/// Why a config cannot be used: it cannot be read, or it is invalid (with its position).
+#[derive(Debug)]
+pub enum ConfigProblem {
+    Unreadable(Failure),
+    Invalid(layers::ConfigError),
+}
+
+impl From<ConfigProblem> for Failure {
+    fn from(problem: ConfigProblem) -> Self {
+        match problem {
+            ConfigProblem::Unreadable(failure) => failure,
+            ConfigProblem::Invalid(err) => {
+                Failure::new(exit::DATA, err.to_string()).with_hint(err.hint)
+            }
+        }
+    }
+}
+
 /// The config to classify with: `None` when the repository has none yet.
 pub fn load_config(
     cwd: &Path,
     store: &Store,
     explicit: Option<&Path>,
-) -> Result<Option<LayerConfig>, Failure> {
+) -> Result<Option<LayerConfig>, ConfigProblem> {
     let (path, shown) = match explicit {
         Some(path) => (cwd.join(path), path.to_path_buf()),
         None => (
@@ -49,26 +67,28 @@ pub fn load_config(
             return Ok(None)
         }
         Err(err) => {
-            return Err(Failure::new(
+            return Err(ConfigProblem::Unreadable(Failure::new(
                 exit::NO_INPUT,
                 format!("cannot read {}: {err}", shown.display()),
-            ))
+            )))
         }
     };
     let text = String::from_utf8(text).map_err(|e| {
-        Failure::new(
-            exit::DATA,
-            format!(
-                "{}: not UTF-8 (byte {})",
-                shown.display(),
-                e.utf8_error().valid_up_to()
-            ),
+        ConfigProblem::Unreadable(
+            Failure::new(
+                exit::DATA,
+                format!(
+                    "{}: not UTF-8 (byte {})",
+                    shown.display(),
+                    e.utf8_error().valid_up_to()
+                ),
+            )
+            .with_hint("save the config as UTF-8"),
         )
-        .with_hint("save the config as UTF-8")
     })?;
     layers::parse(&shown, &text)
         .map(Some)
-        .map_err(|err| Failure::new(exit::DATA, err.to_string()).with_hint(err.hint))
+        .map_err(ConfigProblem::Invalid)
 }
 
 pub fn run(cli: &Cli) -> Result<(), Failure> {
@@ -77,7 +97,13 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     let root =
         store::find_root(&cwd, cli.root.as_deref()).map_err(|e| Failure::new(exit::NO_INPUT, e))?;
     let store = Store::at_root(&root);
-    let config = load_config(&cwd, &store, cli.config.as_deref())?;
+    let config = match load_config(&cwd, &store, cli.config.as_deref()) {
+        Ok(config) => config,
+        Err(ConfigProblem::Invalid(err)) if cli.check && cli.json => {
+            return check::report_invalid(&err)
+        }
+        Err(problem) => return Err(problem.into()),
+    };
     if cli.check {
         return check::run(cli, config.as_ref());
     }
