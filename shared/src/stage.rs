@@ -53,6 +53,15 @@ impl Failure {
     }
 }
 
+/// The working directory and the store of the repository a stage works on (`--root`, else
+/// the git top level above the working directory, else the working directory).
+pub fn workspace(root: Option<&Path>) -> Result<(PathBuf, crate::store::Store), Failure> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::new(exit::IO, format!("cannot read the current directory: {e}")))?;
+    let root = store::find_root(&cwd, root).map_err(|e| Failure::new(exit::NO_INPUT, e))?;
+    Ok((cwd, crate::store::Store::at_root(&root)))
+}
+
 /// The stream a stage reads: `--input FILE`, else stdin.
 pub struct Input {
     /// How messages name it: the file's path, or `stdin`.

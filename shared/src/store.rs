@@ -45,6 +45,11 @@ impl Store {
         &self.dir
     }
 
+    /// The repository root the store belongs to.
+    pub fn root(&self) -> &Path {
+        self.dir.parent().unwrap_or(&self.dir)
+    }
+
     /// A path inside the store.
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.join(name)

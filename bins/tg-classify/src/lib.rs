@@ -92,11 +92,7 @@ pub fn load_config(
 }
 
 pub fn run(cli: &Cli) -> Result<(), Failure> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| Failure::new(exit::IO, format!("cannot read the current directory: {e}")))?;
-    let root =
-        store::find_root(&cwd, cli.root.as_deref()).map_err(|e| Failure::new(exit::NO_INPUT, e))?;
-    let store = Store::at_root(&root);
+    let (cwd, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
     let config = match load_config(&cwd, &store, cli.config.as_deref()) {
         Ok(config) => config,
         Err(ConfigProblem::Invalid(err)) if cli.check && cli.json => {

@@ -40,13 +40,9 @@ pub struct SavedState {
 }
 
 pub fn run(cli: &Cli) -> Result<(), Failure> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| Failure::new(exit::IO, format!("cannot read the current directory: {e}")))?;
-    let root =
-        store::find_root(&cwd, cli.root.as_deref()).map_err(|e| Failure::new(exit::NO_INPUT, e))?;
-    let store = Store::at_root(&root);
+    let (_, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
     let payload = if cli.from_artifacts || (cli.input.is_none() && std::io::stdin().is_terminal()) {
-        fresh::from_artifacts(&root, &store)?
+        fresh::from_artifacts(store.root(), &store)?
     } else {
         from_stream(cli, &store)?
     };

@@ -124,10 +124,7 @@ fn locate_stages(
 }
 
 /// Runs `stages`; the payload the last one printed, or the first failure as an error payload.
-fn run_pipeline(
-    stages: &[Stage],
-    forward_stderr: bool,
-) -> Result<Value, (Failure, Option<&'static str>)> {
+fn run_pipeline(stages: &[Stage], forward_stderr: bool) -> Result<Value, StageFailure> {
     let finished = pipeline::run(stages, &[(LOCK_HELD_ENV, "1")], forward_stderr)
         .map_err(|e| (Failure::new(exit::SOFTWARE, e.to_string()), None))?;
     if let Some(failed) = finished.first_failure() {
@@ -163,18 +160,29 @@ fn run_pipeline(
     })
 }
 
+/// Stage names and their executables.
+type Located = Vec<(&'static str, PathBuf)>;
+/// A failure and the stage it happened in, if any.
+type StageFailure = (Failure, Option<&'static str>);
+
+/// The repository and the stages a command needs, or the error state to print.
+fn prepare(
+    path: Option<&Path>,
+    names: &[&'static str],
+) -> Result<(PathBuf, Located), StageFailure> {
+    let root = repository(path).map_err(|failure| (failure, None))?;
+    let located = locate_stages(names).map_err(|(failure, stage)| (failure, Some(stage)))?;
+    Ok((root, located))
+}
+
 fn init(args: &InitArgs) -> i32 {
     let json = args.json;
     let fail = |failure: Failure, stage: Option<&str>| {
         emit(&error_payload(&failure, stage), json, failure.code)
     };
-    let root = match repository(args.path.as_deref()) {
-        Ok(root) => root,
-        Err(failure) => return fail(failure, None),
-    };
-    let located = match locate_stages(&INIT_STAGES) {
-        Ok(located) => located,
-        Err((failure, stage)) => return fail(failure, Some(stage)),
+    let (root, located) = match prepare(args.path.as_deref(), &INIT_STAGES) {
+        Ok(prepared) => prepared,
+        Err((failure, stage)) => return fail(failure, stage),
     };
     let store = Store::at_root(&root);
     let _lock = match store.try_lock() {
@@ -252,13 +260,9 @@ fn status(args: &StatusArgs) -> i32 {
     let fail = |failure: Failure, stage: Option<&str>| {
         emit(&error_payload(&failure, stage), json, failure.code)
     };
-    let root = match repository(args.path.as_deref()) {
-        Ok(root) => root,
-        Err(failure) => return fail(failure, None),
-    };
-    let located = match locate_stages(&["tg-status"]) {
-        Ok(located) => located,
-        Err((failure, stage)) => return fail(failure, Some(stage)),
+    let (root, located) = match prepare(args.path.as_deref(), &["tg-status"]) {
+        Ok(prepared) => prepared,
+        Err((failure, stage)) => return fail(failure, stage),
     };
     let stages: Vec<Stage> = located
         .into_iter()
