@@ -35,6 +35,6 @@ pub mod state {
     pub const STALE: i32 = 14;
     /// Nothing was built yet in this repository.
     pub const NOT_BUILT: i32 = 15;
-    /// The last build ended in an error state.
+    /// The state cannot be read (a damaged `.tldrgraph/state.json`, or tg-status failed).
     pub const ERROR: i32 = 16;
 }

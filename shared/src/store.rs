@@ -91,11 +91,10 @@ impl Store {
         Ok(StoreLock { _file: Some(file) })
     }
 
-    /// Takes the repository lock if it is free; `None` while another run holds it.
+    /// Takes the repository lock if it is free; `None` while another run holds it. For the
+    /// process that owns a whole run (`tldrgraph`): unlike [`Store::lock`] it ignores
+    /// [`LOCK_HELD_ENV`], so a stray variable in the environment cannot skip the lock.
     pub fn try_lock(&self) -> io::Result<Option<StoreLock>> {
-        if lock_held_by_parent() {
-            return Ok(Some(StoreLock { _file: None }));
-        }
         let file = self.open_lock_file()?;
         match file.try_lock() {
             Ok(()) => Ok(Some(StoreLock { _file: Some(file) })),

@@ -1,12 +1,13 @@
 //! tg-classify: the layer of every node, the edges that cross layers or break `may_depend_on`,
 //! and the overview an agent designs layers from (DESIGN.md §1, §4).
 //!
-//! Stream: every input record passes through in order; nodes gain `layer`, edges crossing
-//! layers gain `cross_layer: true` (and `violation: true` where the source layer's
-//! `may_depend_on` forbids the target layer; `contains` is never a violation). At the end come
-//! one `layer` record per layer, the `needs_layers` status when there is no config, and this
-//! stage's `summary`. Layer and `needs_layers` records of an earlier tg-classify are dropped, so
-//! the stage can run twice in a pipeline.
+//! Stream: every input record passes through in order; nodes gain `layer`; dependency edges
+//! (`calls`, `imports`, `includes`, `inherits`) between two layers gain `cross_layer: true`, and
+//! `violation: true` where the source layer's `may_depend_on` forbids the target layer
+//! (`contains` is structure and is never marked). At the end come one `layer` record per layer,
+//! the `needs_layers` status when there is no config, and this stage's `summary`. The layer,
+//! `needs_layers` and summary records of an earlier tg-classify are dropped, so running the
+//! stage twice in a pipeline gives the same bytes as running it once.
 
 pub mod check;
 pub mod classify;
@@ -24,6 +25,9 @@ use tg_shared::layers::{self, LayerConfig, CONFIG_FILE};
 use tg_shared::record::{LayerRecord, Record, Summary};
 use tg_shared::stage::{Failure, Input, Output, StreamCheck};
 use tg_shared::store::{self, Store, STORE_DIR};
+
+/// This stage's name, in its summary record.
+pub const STAGE: &str = "tg-classify";
 
 /// The overview written for the agent, relative to the root.
 pub const SYMBOLS_FILE: &str = "symbols.md";
@@ -128,6 +132,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             // Ours, from an earlier tg-classify in the same pipeline: replaced below.
             Some(Record::Layer(_)) => {}
             Some(Record::Status(status)) if status.status == contract::NEEDS_LAYERS => {}
+            Some(Record::Summary(summary)) if summary.stage == STAGE => {}
             _ => output.line(&item.raw)?,
         }
         if output.is_closed() {
@@ -136,6 +141,28 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         }
     }
     stream.finish(&input.name)?;
+
+    // The artifacts first: if they cannot be written, the stream stays without its summary
+    // and the stages after this one commit nothing either.
+    let directories = overview::top_directories(&tally);
+    let markdown = overview::symbols_markdown(&tally, &directories, has_config.then_some(&config));
+    let layers_report = report::build(&config, has_config, &mut tally);
+    let yaml = report::to_yaml(&layers_report).map_err(|e| {
+        Failure::new(
+            exit::SOFTWARE,
+            format!("cannot serialise {REPORT_FILE}: {e}"),
+        )
+    })?;
+    let _lock = store
+        .lock()
+        .map_err(|e| artifact_failure(&store.lock_path(), &e))?;
+    for (name, bytes) in [
+        (REPORT_FILE, yaml.as_bytes()),
+        (SYMBOLS_FILE, markdown.as_bytes()),
+    ] {
+        let path = store.path(name);
+        store::write_if_changed(&path, bytes).map_err(|e| artifact_failure(&path, &e))?;
+    }
 
     let counts = tally.layer_counts(config.layers.len());
     for (index, layer) in config.layers.iter().enumerate() {
@@ -149,7 +176,6 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             default: index == config.default && has_config,
         }))?;
     }
-    let directories = overview::top_directories(&tally);
     if !has_config {
         let symbols = tally
             .nodes
@@ -184,29 +210,11 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     );
     summary.insert("violations".to_string(), tally.violation_count.into());
     output.record(&Record::Summary(Summary {
-        stage: "tg-classify".to_string(),
+        stage: STAGE.to_string(),
         counts: summary,
     }))?;
     output.finish()?;
 
-    let markdown = overview::symbols_markdown(&tally, &directories, has_config.then_some(&config));
-    let layers_report = report::build(&config, has_config, &mut tally);
-    let yaml = report::to_yaml(&layers_report).map_err(|e| {
-        Failure::new(
-            exit::SOFTWARE,
-            format!("cannot serialise {REPORT_FILE}: {e}"),
-        )
-    })?;
-    let _lock = store
-        .lock()
-        .map_err(|e| artifact_failure(&store.lock_path(), &e))?;
-    for (name, bytes) in [
-        (REPORT_FILE, yaml.as_bytes()),
-        (SYMBOLS_FILE, markdown.as_bytes()),
-    ] {
-        let path = store.path(name);
-        store::write_if_changed(&path, bytes).map_err(|e| artifact_failure(&path, &e))?;
-    }
     if !cli.quiet {
         eprintln!(
             "tg-classify: {} nodes in {} layer(s), {} cross-layer edges, {} violations",

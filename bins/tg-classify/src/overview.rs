@@ -108,11 +108,15 @@ pub fn top_directories(tally: &Tally) -> Vec<DirectoryCount> {
         files: root.files,
         recursive: true,
     }];
+    // Directories too wide to split within the budget once the list is long enough.
+    let mut wide: BTreeSet<String> = BTreeSet::new();
     loop {
         let candidate = entries
             .iter()
             .enumerate()
-            .filter(|(_, e)| e.recursive && tree.children.contains_key(&e.path))
+            .filter(|(_, e)| {
+                e.recursive && tree.children.contains_key(&e.path) && !wide.contains(&e.path)
+            })
             .max_by(|(_, a), (_, b)| a.symbols.cmp(&b.symbols).then(b.path.cmp(&a.path)))
             .map(|(i, _)| i);
         let Some(index) = candidate else { break };
@@ -121,13 +125,17 @@ pub fn top_directories(tally: &Tally) -> Vec<DirectoryCount> {
         if share <= SPLIT_SHARE && entries.len() >= 4 {
             break;
         }
-        let children = &tree.children[&entry.path];
-        let direct = tree.direct.get(&entry.path).copied();
-        let grown = entries.len() - 1 + children.len() + usize::from(direct.is_some());
-        if grown > MAX_DIRECTORIES {
-            break;
-        }
         let path = entry.path.clone();
+        let direct = tree.direct.get(&path).copied();
+        let mut children: Vec<(&String, Counts)> = tree.children[&path]
+            .iter()
+            .map(|child| (child, tree.recursive[child]))
+            .collect();
+        let room = MAX_DIRECTORIES - (entries.len() - 1) - usize::from(direct.is_some());
+        if children.len() > room && entries.len() >= 4 {
+            wide.insert(path);
+            continue;
+        }
         entries.remove(index);
         if let Some(direct) = direct {
             entries.push(DirectoryCount {
@@ -137,12 +145,31 @@ pub fn top_directories(tally: &Tally) -> Vec<DirectoryCount> {
                 recursive: false,
             });
         }
-        for child in children {
-            let counts = tree.recursive[child];
+        // A very wide directory (30 packages, say) keeps its largest children and lists the
+        // rest together as `dir/*`, rather than not being split at all.
+        let mut rest: Option<Counts> = None;
+        if children.len() > room {
+            children.sort_by(|a, b| b.1.symbols.cmp(&a.1.symbols).then(a.0.cmp(b.0)));
+            let mut lumped = Counts::default();
+            for (_, counts) in children.drain(room.saturating_sub(1)..) {
+                lumped.symbols += counts.symbols;
+                lumped.files += counts.files;
+            }
+            rest = Some(lumped);
+        }
+        for (child, counts) in children {
             entries.push(DirectoryCount {
                 path: child.clone(),
                 symbols: counts.symbols,
                 files: counts.files,
+                recursive: true,
+            });
+        }
+        if let Some(lumped) = rest {
+            entries.push(DirectoryCount {
+                path: lumped_path(&path),
+                symbols: lumped.symbols,
+                files: lumped.files,
                 recursive: true,
             });
         }
@@ -151,20 +178,44 @@ pub fn top_directories(tally: &Tally) -> Vec<DirectoryCount> {
     entries
 }
 
-/// The entry of `entries` that holds `file` (entries are disjoint).
+/// The entry listing the subdirectories of `dir` that did not fit on their own.
+fn lumped_path(dir: &str) -> String {
+    if dir == "." {
+        "*".to_string()
+    } else {
+        format!("{dir}/*")
+    }
+}
+
+/// Whether directory `dir` is `ancestor` or lies below it.
+fn is_under(dir: &str, ancestor: &str) -> bool {
+    ancestor == "."
+        || dir == ancestor
+        || dir
+            .strip_prefix(ancestor)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// The entry of `entries` that holds `file`: its own directory's files, else the deepest
+/// recursive entry above it, else a lumped `dir/*` entry.
 fn entry_of(entries: &[DirectoryCount], file: &str) -> Option<usize> {
     let dir = dir_of(file);
+    let lumped = |e: &DirectoryCount| e.path == "*" || e.path.ends_with("/*");
     entries
         .iter()
         .position(|e| !e.recursive && e.path == dir)
         .or_else(|| {
+            entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.recursive && !lumped(e) && is_under(dir, &e.path))
+                .max_by_key(|(_, e)| e.path.len())
+                .map(|(i, _)| i)
+        })
+        .or_else(|| {
             entries.iter().position(|e| {
-                e.recursive
-                    && (e.path == "."
-                        || dir == e.path
-                        || dir
-                            .strip_prefix(e.path.as_str())
-                            .is_some_and(|rest| rest.starts_with('/')))
+                let parent = e.path.strip_suffix("/*").unwrap_or(".");
+                lumped(e) && dir != parent && is_under(dir, parent)
             })
         })
 }
@@ -375,6 +426,40 @@ mod tests {
                 ("src/pkg".to_string(), 5, false),
                 (".".to_string(), 1, false),
             ]
+        );
+    }
+
+    #[test]
+    fn a_very_wide_directory_keeps_its_largest_children_and_lumps_the_rest() {
+        let files: Vec<(String, usize)> = (0..30)
+            .map(|i| (format!("packages/p{i:02}/lib.py"), 30 - i))
+            .collect();
+        let refs: Vec<(&str, usize)> = files.iter().map(|(f, n)| (f.as_str(), *n)).collect();
+        let tally = tally(&refs);
+        let entries = top_directories(&tally);
+        assert_eq!(entries.len(), MAX_DIRECTORIES);
+        assert_eq!(
+            entries[0].path, "packages/*",
+            "most symbols first, lumped or not"
+        );
+        assert_eq!(entries[1].path, "packages/p00");
+        assert_eq!(entries[1].symbols, 30);
+        let rest = entries
+            .iter()
+            .find(|e| e.path == "packages/*")
+            .expect("lumped");
+        // p15..p29 hold 15 + 14 + ... + 1 symbols.
+        assert_eq!(rest.symbols, (1..=15).sum::<u64>());
+        assert_eq!(rest.files, 15);
+        let last = "packages/p29/lib.py";
+        assert_eq!(
+            entry_of(&entries, last).map(|i| entries[i].path.as_str()),
+            Some("packages/*")
+        );
+        let first = "packages/p00/lib.py";
+        assert_eq!(
+            entry_of(&entries, first).map(|i| entries[i].path.as_str()),
+            Some("packages/p00")
         );
     }
 

@@ -41,20 +41,31 @@ pub struct SavedState {
 
 pub fn run(cli: &Cli) -> Result<(), Failure> {
     let (_, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
-    let payload = if cli.from_artifacts || (cli.input.is_none() && std::io::stdin().is_terminal()) {
-        fresh::from_artifacts(store.root(), &store)?
+    let streamed = if cli.from_artifacts || (cli.input.is_none() && std::io::stdin().is_terminal())
+    {
+        None
     } else {
         from_stream(cli, &store)?
+    };
+    let payload = match streamed {
+        Some(payload) => payload,
+        None => fresh::from_artifacts(store.root(), &store)?,
     };
     let mut out = Output::new(None);
     out.line(&payload.to_string())?;
     out.finish()
 }
 
-/// Reads the whole stream, writes graph.json and state.json, and returns the payload.
-fn from_stream(cli: &Cli, store: &Store) -> Result<Value, Failure> {
+/// Reads the whole stream, writes graph.json and state.json, and returns the payload; `None`
+/// when stdin was empty (`tg-status < /dev/null`, a harness without a terminal): then the
+/// caller reports the last build instead.
+fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
     let mut input = Input::open(cli.input.as_deref())?;
     let mut stream = StreamCheck::default();
+    let first = input.next_item(&mut stream);
+    if first.is_none() && cli.input.is_none() {
+        return Ok(None);
+    }
     let mut graph = graph::GraphWriter::create(&store.path(GRAPH_FILE))
         .map_err(|e| artifact_failure(&store.path(GRAPH_FILE), &e))?;
     let mut blocking: Option<(usize, Status)> = None;
@@ -62,7 +73,8 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Value, Failure> {
     let mut skipped = Vec::new();
     let (mut nodes, mut edges, mut layers) = (0u64, 0u64, 0u64);
     let mut embeddings_ready = false;
-    while let Some(item) = input.next_item(&mut stream) {
+    let mut pending = first;
+    while let Some(item) = pending.take().or_else(|| input.next_item(&mut stream)) {
         let item = item?;
         let written = match &item.record {
             Some(Record::Node(_)) => {
@@ -147,7 +159,7 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Value, Failure> {
             payload["status"].as_str().unwrap_or("?")
         );
     }
-    Ok(payload)
+    Ok(Some(payload))
 }
 
 fn artifact_failure(path: &std::path::Path, err: &std::io::Error) -> Failure {

@@ -56,3 +56,23 @@ fn a_stream_without_a_header_or_a_summary_is_rejected() {
     assert!(!dir.path().join(".tldrgraph/graph.json").exists());
     assert!(!dir.path().join(".tldrgraph/state.json").exists());
 }
+
+#[test]
+fn empty_stdin_reports_the_last_build() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (payload, code) = status(dir.path(), &[]);
+    assert_eq!(code, Some(0));
+    assert_eq!(payload["status"], "not_built");
+    assert!(
+        !dir.path().join(".tldrgraph").exists(),
+        "reporting writes nothing"
+    );
+    status(dir.path(), &[HEADER, NODE, SUMMARY]);
+    let (payload, _) = status(dir.path(), &[]);
+    assert_eq!(payload["status"], "done");
+    assert_eq!(payload["nodes_count"], 1);
+    assert_eq!(
+        payload["fresh"], true,
+        "no file records, nothing to compare"
+    );
+}

@@ -28,7 +28,8 @@ pub enum Command {
     ///
     /// With --exit-code the exit code tells the state: 0 done, 10 needs_layers,
     /// 11 needs_confirmation, 12 needs_enrichment, 13 needs_embeddings, 14 stale (sources or
-    /// config changed since the last build), 15 never built, 16 the last build failed.
+    /// config changed since the last build), 15 never built, 16 the state cannot be read
+    /// (a damaged .tldrgraph/state.json, or tg-status failed).
     Status(StatusArgs),
 }
 

@@ -125,8 +125,18 @@ fn locate_stages(
 
 /// Runs `stages`; the payload the last one printed, or the first failure as an error payload.
 fn run_pipeline(stages: &[Stage], forward_stderr: bool) -> Result<Value, StageFailure> {
-    let finished = pipeline::run(stages, &[(LOCK_HELD_ENV, "1")], forward_stderr)
-        .map_err(|e| (Failure::new(exit::SOFTWARE, e.to_string()), None))?;
+    let finished = pipeline::run(stages, &[(LOCK_HELD_ENV, "1")], forward_stderr).map_err(|e| {
+        let code = match e.error.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
+                exit::UNAVAILABLE
+            }
+            _ => exit::SOFTWARE,
+        };
+        (
+            Failure::new(code, format!("cannot run {}: {}", e.stage, e.error)),
+            Some(e.stage),
+        )
+    })?;
     if let Some(failed) = finished.first_failure() {
         let code = match failed.status.code() {
             Some(
@@ -184,6 +194,7 @@ fn init(args: &InitArgs) -> i32 {
         Ok(prepared) => prepared,
         Err((failure, stage)) => return fail(failure, stage),
     };
+    warn_unused_flags(args);
     let store = Store::at_root(&root);
     let _lock = match store.try_lock() {
         Ok(Some(lock)) => lock,
@@ -234,6 +245,23 @@ fn init(args: &InitArgs) -> i32 {
     }
 }
 
+/// Flags for stages this build does not have yet are accepted (so agent scripts need no change
+/// when the stages land) and said to do nothing, on stderr.
+fn warn_unused_flags(args: &InitArgs) {
+    let unused = [
+        (args.batch.is_some(), "--batch", "tg-plan"),
+        (args.limit.is_some(), "--limit", "tg-plan"),
+        (args.yes, "--yes", "tg-plan"),
+        (args.enrich.is_some(), "--enrich", "tg-enrich"),
+        (args.embeddings.is_some(), "--embeddings", "tg-embed"),
+    ];
+    for (given, flag, stage) in unused {
+        if given && !INIT_STAGES.contains(&stage) {
+            eprintln!("tldrgraph: {flag} has no effect yet: this build has no {stage} stage");
+        }
+    }
+}
+
 /// `status --exit-code`: the code of the state in `payload`.
 pub fn state_code(payload: &Value) -> i32 {
     let status = payload["status"].as_str().unwrap_or(contract::ERROR);
@@ -277,6 +305,9 @@ fn status(args: &StatusArgs) -> i32 {
         })
         .collect();
     match run_pipeline(&stages, false) {
+        Err((failure, stage)) if args.exit_code => {
+            emit(&error_payload(&failure, stage), json, exit::state::ERROR)
+        }
         Ok(payload) => {
             let code = if args.exit_code {
                 state_code(&payload)

@@ -36,6 +36,12 @@ impl Outcome {
                     .find_map(|l| l.strip_prefix("error: ").map(str::to_string))
             })
             .or_else(|| {
+                // "thread 'main' panicked at src/x.rs:1:2:" then the message on the next line.
+                let at = self.stderr.iter().position(|l| l.contains("panicked at"))?;
+                let message = self.stderr.get(at + 1).map_or("", String::as_str);
+                Some(format!("{} {message}", self.stderr[at].trim()))
+            })
+            .or_else(|| {
                 self.stderr
                     .iter()
                     .rev()
@@ -88,14 +94,36 @@ pub fn locate(name: &str, beside: Option<&Path>) -> Option<PathBuf> {
     let file = format!("{name}{}", std::env::consts::EXE_SUFFIX);
     if let Some(dir) = beside {
         let candidate = dir.join(&file);
-        if candidate.is_file() {
+        if is_executable(&candidate) {
             return Some(candidate);
         }
     }
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|dir| dir.join(&file))
-        .find(|candidate| candidate.is_file())
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.is_file() && meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        meta.is_file()
+    }
+}
+
+/// A stage that could not be started (or waited for).
+#[derive(Debug)]
+pub struct SpawnError {
+    pub stage: &'static str,
+    pub error: io::Error,
 }
 
 /// The thread collecting one stage's stderr.
@@ -118,7 +146,11 @@ fn collect_stderr(child: &mut Child, forward: bool) -> Option<StderrLines> {
 
 /// Runs `stages` as `a | b | c`, with `envs` set for each; stderr of each stage is collected
 /// (and forwarded as it comes when `forward_stderr`).
-pub fn run(stages: &[Stage], envs: &[(&str, &str)], forward_stderr: bool) -> io::Result<Finished> {
+pub fn run(
+    stages: &[Stage],
+    envs: &[(&str, &str)],
+    forward_stderr: bool,
+) -> Result<Finished, SpawnError> {
     let mut children: Vec<(&'static str, Child, Option<StderrLines>)> = Vec::new();
     let mut previous: Option<Stdio> = None;
     for (index, stage) in stages.iter().enumerate() {
@@ -133,15 +165,15 @@ pub fn run(stages: &[Stage], envs: &[(&str, &str)], forward_stderr: bool) -> io:
         }
         let mut child = match command.spawn() {
             Ok(child) => child,
-            Err(err) => {
+            Err(error) => {
                 for (_, mut started, _) in children {
                     let _ = started.kill();
                     let _ = started.wait();
                 }
-                return Err(io::Error::new(
-                    err.kind(),
-                    format!("cannot start {}: {err}", stage.exe.display()),
-                ));
+                return Err(SpawnError {
+                    stage: stage.name,
+                    error,
+                });
             }
         };
         let stderr = collect_stderr(&mut child, forward_stderr);
@@ -153,12 +185,15 @@ pub fn run(stages: &[Stage], envs: &[(&str, &str)], forward_stderr: bool) -> io:
     let mut stdout = Vec::new();
     if let Some((_, last, _)) = children.last_mut() {
         if let Some(mut out) = last.stdout.take() {
-            out.read_to_end(&mut stdout)?;
+            // A read error leaves `stdout` short; the last stage's exit status tells the rest.
+            let _ = out.read_to_end(&mut stdout);
         }
     }
     let mut outcomes = Vec::with_capacity(children.len());
     for (name, mut child, stderr) in children {
-        let status = child.wait()?;
+        let status = child
+            .wait()
+            .map_err(|error| SpawnError { stage: name, error })?;
         let stderr = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
         outcomes.push(Outcome {
             name,

@@ -51,9 +51,12 @@ fn last_key_before(line: &str, end: usize) -> Option<&str> {
     for (colon, _) in head.match_indices(':') {
         let before = head[..colon].trim_end();
         let unquoted = before.trim_end_matches(['"', '\'']);
+        // Just past the last character that cannot be part of a key (which may be wide).
         let start = unquoted
-            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !(c.is_alphanumeric() || *c == '_'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let word = &unquoted[start..];
         let after = head[colon + 1..].chars().next();
         if !word.is_empty() && after.is_none_or(|c| c == ' ' || c == '\t') {
@@ -118,5 +121,12 @@ mod tests {
         assert_eq!(find(TEXT, "default_layer", "shared", 0), Some((2, 16)));
         assert_eq!(find(TEXT, "order", "", 1), Some((8, 5)));
         assert_eq!(find(TEXT, "id", "ap", 0), None);
+    }
+
+    #[test]
+    fn wide_characters_before_a_colon_are_no_trouble() {
+        let text = "description: The “core”: rules\nname: Storage—SQL: x\norder: 2\n";
+        assert_eq!(find(text, "order", "2", 0), Some((3, 8)));
+        assert_eq!(find(text, "name", "x", 0), None);
     }
 }
