@@ -1,7 +1,7 @@
 # tldrgraph: build, test, benchmarks and accuracy checks.
 #   make demo       build and run `tldrgraph init` on (a copy of) the bundled example repository
 #   make test       every test (what CI runs)
-#   make bench      speed, as ratios against universal-ctags in the same run (BENCHMARKS.md)
+#   make bench      speed, as ratios against universal-ctags and the original tool in the same run (BENCHMARKS.md)
 #   make accuracy   definitions and calls against Python's ast and universal-ctags
 #   make lint       rustfmt and clippy, warnings as errors
 
@@ -42,6 +42,7 @@ lint:
 bench: build
 	$(CARGO) build --release --example parse_floor
 	bash bench/speed.sh
+	bash bench/contract.sh
 
 accuracy: build
 	bash bench/accuracy/run_all.sh $(RELEASE)/tg-extract

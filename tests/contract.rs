@@ -27,6 +27,14 @@ fn graph(dir: &Path) -> Value {
     serde_json::from_str(&text).expect("graph.json is JSON")
 }
 
+/// The layer graph.json gives node `id`.
+fn layer_of(graph: &Value, id: &str) -> Option<Value> {
+    graph["nodes"]
+        .as_array()
+        .and_then(|nodes| nodes.iter().find(|n| n["id"] == id))
+        .map(|n| n["layer"].clone())
+}
+
 #[test]
 fn an_agent_goes_from_needs_layers_to_done() {
     let repo = copy_fixture("python");
@@ -94,12 +102,7 @@ fn an_agent_goes_from_needs_layers_to_done() {
     );
 
     let after = graph(dir);
-    let layer_of = |id: &str| {
-        after["nodes"]
-            .as_array()
-            .and_then(|nodes| nodes.iter().find(|n| n["id"] == id))
-            .map(|n| n["layer"].clone())
-    };
+    let layer_of = |id: &str| layer_of(&after, id);
     assert_eq!(layer_of("pkg/web.py::App"), Some(Value::from("web")));
     assert_eq!(
         layer_of("pkg/api.py::Session.send"),
@@ -214,12 +217,7 @@ fn the_original_tools_config_format_is_read() {
     assert_eq!((payload["status"].as_str(), code), (Some("done"), 0));
     assert_eq!(payload["layers_count"], 3);
     let graph = graph(dir);
-    let layer_of = |id: &str| {
-        graph["nodes"]
-            .as_array()
-            .and_then(|nodes| nodes.iter().find(|n| n["id"] == id))
-            .map(|n| n["layer"].clone())
-    };
+    let layer_of = |id: &str| layer_of(&graph, id);
     assert_eq!(layer_of("pkg/api.py::get"), Some(Value::from("api")));
     // `.save()` is that tool's label of the method; `type_in` also admits classes.
     assert_eq!(
