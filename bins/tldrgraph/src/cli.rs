@@ -31,6 +31,19 @@ pub enum Command {
     /// config changed since the last build), 15 never built, 16 the state cannot be read
     /// (a damaged .tldrgraph/state.json, or tg-status failed).
     Status(StatusArgs),
+    /// Write .tldrgraph/AGENT_CONTRACT.md (only if its content changed), or with --check
+    /// report whether the file matches what this build writes (exit 1 if not).
+    Contract(ContractArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ContractArgs {
+    /// The repository (default: the git top level, else the current directory).
+    pub path: Option<PathBuf>,
+
+    /// Do not write: exit 0 when the file is current, 1 when it is missing or differs.
+    #[arg(long)]
+    pub check: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

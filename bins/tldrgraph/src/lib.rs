@@ -5,7 +5,7 @@ pub mod cli;
 pub mod pipeline;
 pub mod render;
 
-use cli::{Cli, Command, InitArgs, StatusArgs};
+use cli::{Cli, Command, ContractArgs, InitArgs, StatusArgs};
 use pipeline::Stage;
 use serde_json::{json, Value};
 use std::ffi::OsString;
@@ -28,6 +28,7 @@ pub fn run(cli: &Cli) -> i32 {
     match &cli.command {
         Command::Init(args) => init(args),
         Command::Status(args) => status(args),
+        Command::Contract(args) => contract(args),
     }
 }
 
@@ -317,5 +318,49 @@ fn status(args: &StatusArgs) -> i32 {
             emit(&payload, json, code)
         }
         Err((failure, stage)) => fail(failure, stage),
+    }
+}
+
+/// Exit code of `contract --check` when the file is missing or differs.
+pub const CONTRACT_STALE: i32 = 1;
+
+fn contract(args: &ContractArgs) -> i32 {
+    let root = match repository(args.path.as_deref()) {
+        Ok(root) => root,
+        Err(failure) => {
+            failure.report("tldrgraph");
+            return failure.code;
+        }
+    };
+    let path = Store::at_root(&root).path(CONTRACT_FILE);
+    if args.check {
+        let current = std::fs::read(&path).ok();
+        if current.as_deref() == Some(AGENT_CONTRACT.as_bytes()) {
+            return exit::OK;
+        }
+        eprintln!(
+            "tldrgraph: {} is {} this build writes; run `tldrgraph contract` and commit it",
+            path.display(),
+            if current.is_some() {
+                "not what"
+            } else {
+                "missing, unlike what"
+            }
+        );
+        return CONTRACT_STALE;
+    }
+    let _lock = match Store::at_root(&root).lock() {
+        Ok(lock) => lock,
+        Err(err) => {
+            eprintln!("tldrgraph: error: cannot take the repository lock: {err}");
+            return exit::CANT_CREATE;
+        }
+    };
+    match store::write_if_changed(&path, AGENT_CONTRACT.as_bytes()) {
+        Ok(_) => exit::OK,
+        Err(err) => {
+            eprintln!("tldrgraph: error: cannot write {}: {err}", path.display());
+            exit::CANT_CREATE
+        }
     }
 }

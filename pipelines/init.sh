@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The canonical tldrgraph pipeline written out in plain shell: what `tldrgraph init --json` runs.
+# It gives the same final state (one JSON object on stdout) and the same artifacts in
+# .tldrgraph/; `tldrgraph init` adds the repository lock for the whole run and turns a stage's
+# failure into an error payload.
+#   usage: pipelines/init.sh [REPO]      env: TLDRGRAPH_BIN (directory of the binaries, with a
+#                                        trailing slash; default: found on PATH)
+set -euo pipefail
+root="${1:-.}"
+bin="${TLDRGRAPH_BIN:-}"
+"${bin}tldrgraph" contract "$root"
+"${bin}tg-extract" --root "$root" "$root" \
+  | "${bin}tg-classify" --root "$root" \
+  | "${bin}tg-status" --root "$root"
