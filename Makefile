@@ -4,13 +4,19 @@
 #   make bench      speed, as ratios against universal-ctags and the original tool in the same run (BENCHMARKS.md)
 #   make accuracy   definitions and calls against Python's ast and universal-ctags
 #   make lint       rustfmt and clippy, warnings as errors
+#   make graph      this project's own map, built with its own binaries (.tldrgraph/)
+#   make install    every binary into $(PREFIX)/bin (default ~/.local), together
+#   make help       this list
 
 CARGO ?= cargo
 RELEASE := target/release
 # A repository to map; empty means a copy of the bundled example (tests/fixtures/python).
 EXAMPLE ?=
 
-.PHONY: all build demo test lint bench accuracy clean
+PREFIX ?= $(HOME)/.local
+BINARIES := tg-extract tg-classify tg-status tldrgraph
+
+.PHONY: all build demo test lint bench accuracy graph install help clean
 
 all: build
 
@@ -46,6 +52,18 @@ bench: build
 
 accuracy: build
 	bash bench/accuracy/run_all.sh $(RELEASE)/tg-extract
+
+graph: build
+	$(RELEASE)/tldrgraph init .
+
+# All binaries into one directory: the wrapper finds its stages beside itself.
+install: build
+	mkdir -p $(PREFIX)/bin
+	for b in $(BINARIES); do install -m 755 $(RELEASE)/$$b $(PREFIX)/bin/$$b; done
+	@echo "installed $(BINARIES) into $(PREFIX)/bin"
+
+help:
+	@sed -n 's/^#   make /make /p' Makefile
 
 clean:
 	$(CARGO) clean

@@ -362,3 +362,41 @@ fn a_truncated_stream_commits_no_artifact() {
         );
     }
 }
+
+#[test]
+fn the_projects_own_contract_and_layers_are_current_and_valid() {
+    assert_eq!(
+        include_str!("../.tldrgraph/AGENT_CONTRACT.md"),
+        include_str!("../bins/tldrgraph/src/agent_contract.md"),
+        "run `tldrgraph contract` (or `make graph`) and commit .tldrgraph/AGENT_CONTRACT.md"
+    );
+    let config = tg_shared::layers::parse(
+        Path::new(".tldrgraph/layers.config.yaml"),
+        include_str!("../.tldrgraph/layers.config.yaml"),
+    )
+    .expect("the project's own layers config is valid");
+    assert_eq!(config.layers.len(), 7);
+}
+
+#[test]
+fn contract_check_tells_a_stale_file_from_a_current_one() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    assert_eq!(
+        run("tldrgraph", dir, &["contract", "--check"])
+            .status
+            .code(),
+        Some(1)
+    );
+    assert!(run("tldrgraph", dir, &["contract"]).status.success());
+    assert_eq!(
+        run("tldrgraph", dir, &["contract", "--check"])
+            .status
+            .code(),
+        Some(0)
+    );
+    fs::write(dir.join(".tldrgraph/AGENT_CONTRACT.md"), "edited\n").expect("write");
+    let check = run("tldrgraph", dir, &["contract", "--check"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&check.stderr).contains("not what this build writes"));
+}
