@@ -127,6 +127,27 @@ pub struct StoreLock {
     _file: Option<File>,
 }
 
+/// Gives the temporary file that will replace `target` the target's permissions, or those of an
+/// ordinary file (rw-r--r--) for a new one: temporary files start private (rw-------), and an
+/// atomic write must not change who can read AGENTS.md or an artifact.
+fn keep_permissions(tmp: &File, target: &Path) -> io::Result<()> {
+    let permissions = match fs::metadata(target) {
+        Ok(meta) => meta.permissions(),
+        Err(_) => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                fs::Permissions::from_mode(0o644)
+            }
+            #[cfg(not(unix))]
+            {
+                tmp.metadata()?.permissions()
+            }
+        }
+    };
+    tmp.set_permissions(permissions)
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
 /// killed run leaves either the old or the new content, never a mix.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -136,6 +157,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     };
     fs::create_dir_all(dir)?;
     let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+    keep_permissions(tmp.as_file(), path)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_data()?;
     tmp.persist(path).map_err(|e| e.error)?;
@@ -157,6 +179,7 @@ impl AtomicFile {
         };
         fs::create_dir_all(dir)?;
         let tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+        keep_permissions(tmp.as_file(), path)?;
         Ok(AtomicFile {
             tmp: io::BufWriter::with_capacity(1 << 16, tmp),
             path: path.to_path_buf(),

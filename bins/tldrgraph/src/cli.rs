@@ -34,6 +34,22 @@ pub enum Command {
     /// Write .tldrgraph/AGENT_CONTRACT.md (only if its content changed), or with --check
     /// report whether the file matches what this build writes (exit 1 if not).
     Contract(ContractArgs),
+    /// Tell coding agents about tldrgraph in this repository: a managed block in AGENTS.md,
+    /// command/rule files for Claude Code and Cursor, .gitignore lines for generated
+    /// artifacts. Idempotent; `uninstall` removes exactly what it wrote.
+    Install(InstallArgs),
+    /// Remove what `install` wrote (user text around the managed blocks is left as it was).
+    Uninstall(InstallArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// The repository (default: the git top level, else the current directory).
+    pub path: Option<PathBuf>,
+
+    /// List what would change; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args)]

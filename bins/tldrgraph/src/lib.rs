@@ -2,10 +2,11 @@
 //! (DESIGN.md §1, §4). It spawns the sibling executables; it links none of their logic.
 
 pub mod cli;
+pub mod install;
 pub mod pipeline;
 pub mod render;
 
-use cli::{Cli, Command, ContractArgs, InitArgs, StatusArgs};
+use cli::{Cli, Command, ContractArgs, InitArgs, InstallArgs, StatusArgs};
 use pipeline::Stage;
 use serde_json::{json, Value};
 use std::ffi::OsString;
@@ -29,6 +30,8 @@ pub fn run(cli: &Cli) -> i32 {
         Command::Init(args) => init(args),
         Command::Status(args) => status(args),
         Command::Contract(args) => contract(args),
+        Command::Install(args) => install_command(args, true),
+        Command::Uninstall(args) => install_command(args, false),
     }
 }
 
@@ -360,6 +363,42 @@ fn contract(args: &ContractArgs) -> i32 {
         Ok(_) => exit::OK,
         Err(err) => {
             eprintln!("tldrgraph: error: cannot write {}: {err}", path.display());
+            exit::CANT_CREATE
+        }
+    }
+}
+
+fn install_command(args: &InstallArgs, installing: bool) -> i32 {
+    let root = match repository(args.path.as_deref()) {
+        Ok(root) => root,
+        Err(failure) => {
+            failure.report("tldrgraph");
+            return failure.code;
+        }
+    };
+    let result = if installing {
+        install::install(&root, args.dry_run)
+    } else {
+        install::uninstall(&root, args.dry_run)
+    };
+    match result {
+        Ok(actions) => {
+            let prefix = if args.dry_run { "would " } else { "" };
+            let mut text = String::new();
+            for action in &actions {
+                text.push_str(&format!("{prefix}{} {}\n", action.verb, action.path));
+            }
+            if actions.is_empty() {
+                text.push_str("nothing to do\n");
+            }
+            let mut out = Output::new(None);
+            match out.line(text.trim_end()).and_then(|()| out.finish()) {
+                Ok(()) => exit::OK,
+                Err(failure) => failure.code,
+            }
+        }
+        Err(message) => {
+            eprintln!("tldrgraph: error: {message}");
             exit::CANT_CREATE
         }
     }

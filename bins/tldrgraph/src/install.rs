@@ -1,0 +1,370 @@
+//! `tldrgraph install` / `uninstall`: what an agent needs to find and drive tldrgraph in a
+//! repository, written so that it can be taken out again exactly.
+//!
+//! - `AGENTS.md`: a managed block between markers (the file is created if absent; the block is
+//!   replaced in place if present; the user's text around it is never touched);
+//! - `.gitignore`: a managed block with the generated, non-committed artifacts;
+//! - `.claude/commands/tldrgraph.md` and `.cursor/rules/tldrgraph.mdc`: files of their own,
+//!   written only where no file of the user's is in the way;
+//! - `.tldrgraph/install.json`: what was written, so `uninstall` removes exactly that (commit it
+//!   with the rest, so a teammate can uninstall too).
+//!
+//! Running `install` twice changes nothing the second time; `--dry-run` only lists the actions.
+
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::path::{Path, PathBuf};
+use tg_shared::hash::content_hash;
+use tg_shared::store;
+
+/// Where install records what it wrote, inside `.tldrgraph/`.
+pub const MANIFEST: &str = "install.json";
+
+const BLOCK_BEGIN_MD: &str =
+    "<!-- tldrgraph:begin (managed by `tldrgraph install`; `tldrgraph uninstall` removes it) -->";
+const BLOCK_END_MD: &str = "<!-- tldrgraph:end -->";
+const BLOCK_BEGIN_SH: &str = "# tldrgraph:begin (managed by `tldrgraph install`)";
+const BLOCK_END_SH: &str = "# tldrgraph:end";
+
+const AGENTS_BLOCK: &str = "## tldrgraph: the architectural map of this repository
+
+Before changing code across modules, build or refresh the map with `tldrgraph init --json` and
+follow the state it prints until `status` is `done`; `.tldrgraph/AGENT_CONTRACT.md` explains every
+state and what to do on it (the first run asks you to design `.tldrgraph/layers.config.yaml`).
+`tldrgraph status --json` tells whether the map is current without rebuilding it.
+`.tldrgraph/layers.yaml` lists the layers, the dependencies between them and the violations of
+their `may_depend_on` rules; `.tldrgraph/graph.json` holds every symbol and edge.";
+
+const GITIGNORE_BLOCK: &str = ".tldrgraph/cache/
+.tldrgraph/make/
+.tldrgraph/*.lock
+.tldrgraph/graph.json
+.tldrgraph/state.json
+.tldrgraph/layers.yaml
+.tldrgraph/symbols.md";
+
+const COMMAND_FILE: &str = "---
+description: Build or refresh tldrgraph's architectural map of this repository
+---
+Run `tldrgraph init --json` and act on the `status` it prints, as
+`.tldrgraph/AGENT_CONTRACT.md` describes, until the status is `done`:
+- `needs_layers`: read `.tldrgraph/symbols.md`, design the layers of this repository in
+  `.tldrgraph/layers.config.yaml` (schema in AGENT_CONTRACT.md), check them with
+  `tg-extract . | tg-classify --check`, then run `tldrgraph init --json` again;
+- `error`: fix what `error` and `hint` name, then run it again;
+- any other state: follow AGENT_CONTRACT.md.
+Then use `.tldrgraph/layers.yaml` and `.tldrgraph/graph.json` to answer questions about the
+architecture.
+";
+
+const CURSOR_RULE: &str = "---
+description: tldrgraph, the architectural map of this repository
+alwaysApply: false
+---
+To understand or change this repository's architecture, run `tldrgraph init --json` and follow
+the state it prints until `status` is `done`; `.tldrgraph/AGENT_CONTRACT.md` explains every
+state. `.tldrgraph/layers.yaml` summarises the layers and their violations.
+";
+
+/// A file install manages: a block inside a file that may hold the user's text, or a file of
+/// its own.
+#[derive(Debug, Clone, Copy)]
+enum Managed {
+    Block {
+        path: &'static str,
+        begin: &'static str,
+        end: &'static str,
+        body: &'static str,
+    },
+    File {
+        path: &'static str,
+        content: &'static str,
+    },
+}
+
+const MANAGED: [Managed; 4] = [
+    Managed::Block {
+        path: "AGENTS.md",
+        begin: BLOCK_BEGIN_MD,
+        end: BLOCK_END_MD,
+        body: AGENTS_BLOCK,
+    },
+    Managed::Block {
+        path: ".gitignore",
+        begin: BLOCK_BEGIN_SH,
+        end: BLOCK_END_SH,
+        body: GITIGNORE_BLOCK,
+    },
+    Managed::File {
+        path: ".claude/commands/tldrgraph.md",
+        content: COMMAND_FILE,
+    },
+    Managed::File {
+        path: ".cursor/rules/tldrgraph.mdc",
+        content: CURSOR_RULE,
+    },
+];
+
+/// `.tldrgraph/install.json`.
+#[derive(Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    /// Files with a managed block: whether install created the file, and whether it added a
+    /// newline to end the user's last line before the block.
+    pub blocks: Vec<BlockEntry>,
+    /// Files install wrote whole, with the hash of what it wrote.
+    pub files: Vec<FileEntry>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BlockEntry {
+    pub path: String,
+    pub created: bool,
+    pub added_newline: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FileEntry {
+    pub path: String,
+    pub hash: String,
+}
+
+/// One thing install or uninstall does (or would do, with `--dry-run`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Action {
+    pub verb: &'static str,
+    pub path: String,
+}
+
+/// What went wrong, with the path concerned.
+pub type Error = String;
+
+fn read_manifest(root: &Path) -> Result<Manifest, Error> {
+    let path = root.join(store::STORE_DIR).join(MANIFEST);
+    match fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+            format!(
+                "{}: line {}: {e} (delete it only if nothing was installed)",
+                path.display(),
+                e.line()
+            )
+        }),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Manifest::default()),
+        Err(err) => Err(format!("cannot read {}: {err}", path.display())),
+    }
+}
+
+fn block_text(begin: &str, end: &str, body: &str) -> String {
+    format!("{begin}\n{body}\n{end}\n")
+}
+
+/// Byte range of the managed block (from its begin marker to the end of its end-marker line).
+fn find_block(text: &str, begin: &str, end: &str) -> Option<(usize, usize)> {
+    let start = text.find(begin)?;
+    let end_at = start + text[start..].find(end)? + end.len();
+    let end_at = if text[end_at..].starts_with('\n') {
+        end_at + 1
+    } else {
+        end_at
+    };
+    Some((start, end_at))
+}
+
+fn write(root: &Path, rel: &str, text: &str, dry_run: bool) -> Result<(), Error> {
+    if dry_run {
+        return Ok(());
+    }
+    let path = root.join(rel);
+    store::write_atomic(&path, text.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn read_optional(path: &Path) -> Result<Option<String>, Error> {
+    match fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| format!("{} is not UTF-8; not touching it", path.display())),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(format!("cannot read {}: {err}", path.display())),
+    }
+}
+
+pub fn install(root: &Path, dry_run: bool) -> Result<Vec<Action>, Error> {
+    let mut manifest = read_manifest(root)?;
+    let before = serde_json::to_string(&manifest).unwrap_or_default();
+    let mut actions = Vec::new();
+    let mut act = |verb: &'static str, path: &str| {
+        actions.push(Action {
+            verb,
+            path: path.to_string(),
+        })
+    };
+    for managed in MANAGED {
+        match managed {
+            Managed::Block {
+                path,
+                begin,
+                end,
+                body,
+            } => {
+                let block = block_text(begin, end, body);
+                let current = read_optional(&root.join(path))?;
+                let text = current.clone().unwrap_or_default();
+                let updated = match find_block(&text, begin, end) {
+                    Some((start, stop)) => format!("{}{block}{}", &text[..start], &text[stop..]),
+                    None => {
+                        let added_newline = !text.is_empty() && !text.ends_with('\n');
+                        manifest.blocks.retain(|b| b.path != path);
+                        manifest.blocks.push(BlockEntry {
+                            path: path.to_string(),
+                            created: current.is_none(),
+                            added_newline,
+                        });
+                        let separator = match (text.is_empty(), added_newline) {
+                            (true, _) => "",
+                            (false, true) => "\n\n",
+                            (false, false) => "\n",
+                        };
+                        format!("{text}{separator}{block}")
+                    }
+                };
+                if current.as_deref() == Some(updated.as_str()) {
+                    act("unchanged", path);
+                } else {
+                    act(
+                        if current.is_none() {
+                            "create"
+                        } else {
+                            "update"
+                        },
+                        path,
+                    );
+                    write(root, path, &updated, dry_run)?;
+                }
+            }
+            Managed::File { path, content } => {
+                let current = read_optional(&root.join(path))?;
+                let ours = manifest.files.iter().any(|f| f.path == path);
+                match current {
+                    Some(text) if text == content => act("unchanged", path),
+                    Some(_) if !ours => act("skip (a file of yours is there)", path),
+                    existing => {
+                        act(
+                            if existing.is_none() {
+                                "create"
+                            } else {
+                                "update"
+                            },
+                            path,
+                        );
+                        write(root, path, content, dry_run)?;
+                        manifest.files.retain(|f| f.path != path);
+                        manifest.files.push(FileEntry {
+                            path: path.to_string(),
+                            hash: content_hash(content.as_bytes()),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let after = serde_json::to_string(&manifest).unwrap_or_default();
+    let manifest_rel = format!("{}/{MANIFEST}", store::STORE_DIR);
+    if after != before {
+        act("record", &manifest_rel);
+        let text = serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())? + "\n";
+        write(root, &manifest_rel, &text, dry_run)?;
+    }
+    Ok(actions)
+}
+
+pub fn uninstall(root: &Path, dry_run: bool) -> Result<Vec<Action>, Error> {
+    let manifest = read_manifest(root)?;
+    let mut actions = Vec::new();
+    for managed in MANAGED {
+        let Managed::Block {
+            path, begin, end, ..
+        } = managed
+        else {
+            continue;
+        };
+        let Some(text) = read_optional(&root.join(path))? else {
+            continue;
+        };
+        let Some((start, stop)) = find_block(&text, begin, end) else {
+            continue;
+        };
+        let entry = manifest.blocks.iter().find(|b| b.path == path);
+        let mut head = text[..start].to_string();
+        // Take back the separator install put before the block.
+        if entry.is_some() && start > 0 && head.ends_with("\n\n") {
+            head.pop();
+        }
+        if entry.is_some_and(|e| e.added_newline) && head.ends_with('\n') {
+            head.pop();
+        }
+        let rest = format!("{head}{}", &text[stop..]);
+        if rest.is_empty() && entry.is_some_and(|e| e.created) {
+            actions.push(Action {
+                verb: "remove",
+                path: path.to_string(),
+            });
+            if !dry_run {
+                fs::remove_file(root.join(path))
+                    .map_err(|e| format!("cannot remove {path}: {e}"))?;
+            }
+        } else {
+            actions.push(Action {
+                verb: "update",
+                path: path.to_string(),
+            });
+            write(root, path, &rest, dry_run)?;
+        }
+    }
+    for file in &manifest.files {
+        let path = root.join(&file.path);
+        match fs::read(&path) {
+            Ok(bytes) if content_hash(&bytes) == file.hash => {
+                actions.push(Action {
+                    verb: "remove",
+                    path: file.path.clone(),
+                });
+                if !dry_run {
+                    fs::remove_file(&path)
+                        .map_err(|e| format!("cannot remove {}: {e}", file.path))?;
+                    remove_empty_parents(root, &path);
+                }
+            }
+            Ok(_) => actions.push(Action {
+                verb: "keep (edited since install)",
+                path: file.path.clone(),
+            }),
+            Err(_) => {}
+        }
+    }
+    let manifest_path: PathBuf = root.join(store::STORE_DIR).join(MANIFEST);
+    if manifest_path.exists() {
+        actions.push(Action {
+            verb: "remove",
+            path: format!("{}/{MANIFEST}", store::STORE_DIR),
+        });
+        if !dry_run {
+            fs::remove_file(&manifest_path)
+                .map_err(|e| format!("cannot remove {}: {e}", manifest_path.display()))?;
+            // `.tldrgraph/` itself goes only if install was all that was in it.
+            let _ = fs::remove_dir(root.join(store::STORE_DIR));
+        }
+    }
+    Ok(actions)
+}
+
+/// Removes the directories install created for a file (`.claude/commands`, `.claude`) once
+/// they are empty; a directory holding anything else stays.
+fn remove_empty_parents(root: &Path, file: &Path) {
+    let mut dir = file.parent();
+    while let Some(d) = dir {
+        if d == root || fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+}
