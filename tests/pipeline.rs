@@ -64,3 +64,67 @@ fn the_stream_reads_back_through_the_shared_reader_from_a_pipe() {
         matches!(summary, Some(tg_shared::record::Record::Summary(s)) if s.stage == "tg-extract" && s.counts["nodes"] == 25)
     );
 }
+
+/// Runs `tg-extract | tg-classify | bash recipe args` on a copy of the python fixture with its
+/// layers config; returns the recipe's stdout with runs of spaces or tabs collapsed to one tab.
+fn recipe(name: &str, args: &[&str]) -> String {
+    let repo = tg_integration::copy_fixture("python");
+    let dir = repo.path();
+    std::fs::create_dir_all(dir.join(".tldrgraph")).expect("mkdir");
+    std::fs::copy(
+        fixture("layers/python.layers.config.yaml"),
+        dir.join(".tldrgraph/layers.config.yaml"),
+    )
+    .expect("config");
+    let script = format!(
+        "set -euo pipefail; '{}' . | '{}' | bash '{}' {}",
+        stage("tg-extract").display(),
+        stage("tg-classify").display(),
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../pipelines/recipes")
+            .join(name)
+            .display(),
+        args.join(" ")
+    );
+    let output = Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(dir)
+        .output()
+        .expect("bash");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join("\t"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn recipes_answer_from_a_piped_stream() {
+    let violations = recipe("violations.sh", &[]);
+    assert_eq!(
+        violations.lines().next(),
+        Some("from\tto\tkind\tsrc\tdst\tline")
+    );
+    assert!(violations.contains("web\tshared\tcalls\tmain.py\tpkg/util.py::helper\t6"));
+    assert!(violations.contains("api\tweb\timports\tpkg/api.py\tpkg/web.py\t7"));
+    assert_eq!(violations.lines().count(), 8, "{violations}");
+
+    let callers = recipe("callers.sh", &["helper"]);
+    assert_eq!(
+        callers,
+        "pkg/util.py::helper\tmain.py\timport\t6\npkg/util.py::helper\tpkg/api.py::request\timport\t16"
+    );
+
+    let bottlenecks = recipe("bottlenecks.sh", &["pkg/", "2"]);
+    assert_eq!(
+        bottlenecks,
+        "fan_in\tcross_layer\tkind\tsymbol\n3\t1\tfunction\tpkg/api.py::get\n3\t2\tmethod\tpkg/models.py::Base.save"
+    );
+}
