@@ -16,7 +16,7 @@ EXAMPLE ?=
 PREFIX ?= $(HOME)/.local
 BINARIES := tg-extract tg-classify tg-status tldrgraph
 
-.PHONY: all build demo test lint bench accuracy graph install help clean
+.PHONY: all build deps demo test lint bench accuracy graph install help clean
 
 all: build
 
@@ -36,7 +36,15 @@ demo: build
 	  echo "== tldrgraph init $(EXAMPLE)" && $(RELEASE)/tldrgraph init "$(EXAMPLE)"; \
 	fi
 
-test:
+# What the tests need beyond the Rust toolchain, Python 3 and GNU make: jq, for the shell
+# recipes (pipelines/recipes/), from Debian's packages when it is missing.
+deps:
+	@command -v jq >/dev/null || { \
+	  echo "installing jq (needed by pipelines/recipes and their tests)"; \
+	  if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+	  $$sudo apt-get update -qq && $$sudo apt-get install -y -qq jq; }
+
+test: deps
 	$(CARGO) build --workspace --all-targets
 	$(CARGO) test --workspace
 	python3 bench/accuracy/selftest.py
