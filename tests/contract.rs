@@ -375,7 +375,7 @@ fn the_projects_own_contract_and_layers_are_current_and_valid() {
         include_str!("../.tldrgraph/layers.config.yaml"),
     )
     .expect("the project's own layers config is valid");
-    assert_eq!(config.layers.len(), 7);
+    assert_eq!(config.layers.len(), 8);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! From facts to records: ids, aggregated edges, and the stream in its fixed order.
 
 use crate::extract::{Extracted, Outcome};
-use crate::resolve::{RawEdge, ResolveStats, Resolver, Sym, Unit};
+use crate::resolve::{PackageAlias, RawEdge, ResolveStats, Resolver, Sym, Unit};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
@@ -11,6 +11,7 @@ use tg_shared::ndjson::RecordWriter;
 use tg_shared::record::{
     Diagnostic, Edge, EdgeKind, FileRecord, Node, NodeKind, Record, Resolution,
 };
+use tg_shared::walk::SourceFile;
 
 /// Ids of every symbol of one file: `path` for the module, `path::qualname`, and `#k` for the
 /// k-th repeat of a qualified name in source order.
@@ -61,7 +62,11 @@ struct Aggregated {
     resolution: Option<Resolution>,
 }
 
-pub fn build<'a>(extracted: &'a [Extracted], mut diagnostics: Vec<Diagnostic>) -> Graph<'a> {
+pub fn build<'a>(
+    extracted: &'a [Extracted],
+    aliases: &[PackageAlias],
+    mut diagnostics: Vec<Diagnostic>,
+) -> Graph<'a> {
     let mut units = Vec::new();
     let mut files = Vec::new();
     for item in extracted {
@@ -82,7 +87,7 @@ pub fn build<'a>(extracted: &'a [Extracted], mut diagnostics: Vec<Diagnostic>) -
         }
     }
     let ids: Vec<Vec<String>> = units.iter().map(|u| symbol_ids(u.path, u.facts)).collect();
-    let (raw, stats) = Resolver::new(&units).edges();
+    let (raw, stats) = Resolver::with_aliases(&units, aliases).edges();
     let edges = aggregate(raw, &ids);
     let mut edges_by_kind = BTreeMap::new();
     for edge in &edges {
@@ -212,4 +217,32 @@ fn aggregate(mut raw: Vec<RawEdge>, ids: &[Vec<String>]) -> Vec<Aggregated> {
         });
     }
     edges
+}
+
+/// The other packages of the repository by the names code uses for them, read from their
+/// manifests (Rust: `tg_shared` for `shared/Cargo.toml`). Sorted, so the output is stable.
+pub fn package_aliases(root: &std::path::Path, files: &[SourceFile]) -> Vec<PackageAlias> {
+    let mut packages = std::collections::BTreeMap::new();
+    for file in files {
+        if let Some(package) = file.lang.package(&file.rel) {
+            packages
+                .entry((file.lang.id(), package))
+                .or_insert(file.lang);
+        }
+    }
+    let mut aliases = Vec::new();
+    for ((lang_id, package), lang) in packages {
+        let Some(manifest) = lang.manifest(&package) else {
+            continue;
+        };
+        let Ok(text) = std::fs::read_to_string(root.join(&manifest)) else {
+            continue;
+        };
+        for name in lang.package_names(&text) {
+            aliases.push((lang_id, name, package.clone()));
+        }
+    }
+    aliases.sort();
+    aliases.dedup();
+    aliases
 }

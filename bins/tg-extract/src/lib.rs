@@ -161,7 +161,18 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     phase("walk");
     let probes = extract::probe_all(&walked.files, cli.max_file_size);
     phase("probe");
-    let settings = format!("{}\nmax_file_size={}\n", cache::stamp(), cli.max_file_size);
+    // Package names (from manifests such as Cargo.toml) change resolution, so they are part
+    // of what the output depends on.
+    let aliases = graph::package_aliases(&root, &walked.files);
+    let mut settings = format!(
+        "{}\nresolver={}\nmax_file_size={}\n",
+        cache::stamp(),
+        resolve::RESOLVER_REVISION,
+        cli.max_file_size
+    );
+    for (lang, name, package) in &aliases {
+        settings.push_str(&format!("alias={lang}:{name}={package}\n"));
+    }
     let fingerprint = extract::fingerprint(&settings, &walked.files, &probes, &walked.diagnostics);
     let output_cache = store.extract_output_cache_path();
 
@@ -241,7 +252,7 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     };
     let graph = std::thread::scope(|scope| {
         let saver = scope.spawn(save_cache);
-        let graph = graph::build(&extracted, walked.diagnostics);
+        let graph = graph::build(&extracted, &aliases, walked.diagnostics);
         if saver.join().is_err() {
             eprintln!("tg-extract: writing the cache failed; it will be rebuilt next run");
         }

@@ -11,6 +11,10 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tg_shared::lang::{Binding, FileFacts, Language, ModuleRef, RefKind, ScopeRule, Target};
 use tg_shared::record::{EdgeKind, NodeKind, Resolution};
 
+/// Bumped whenever resolution changes what it produces from the same facts: the no-op output
+/// cache (keyed by it) must not replay edges an older resolver made.
+pub const RESOLVER_REVISION: u32 = 3;
+
 /// At most this many candidates get an `ambiguous` edge each; more means we know nothing.
 const MAX_AMBIGUOUS: usize = 3;
 /// How far re-exports (`from .api import get` in `__init__.py`) and base classes are followed.
@@ -82,7 +86,15 @@ pub struct Resolver<'a> {
     base_refs: HashMap<Sym, Vec<u32>>,
     /// Each file's most specific module key (where its submodules hang).
     primary_key: Vec<Option<String>>,
+    /// Each file's package (`Language::package`): name fallbacks stay inside it.
+    package: Vec<Option<String>>,
+    /// (lang, name) of other packages, by the names code uses for them (`tg_shared`).
+    aliases: HashSet<(&'static str, String)>,
 }
+
+/// Another package of the repository as code names it: `(language, name, its root module key)`,
+/// e.g. `("rust", "tg_shared", "shared/crate")`.
+pub type PackageAlias = (&'static str, String, String);
 
 fn is_type_like(kind: NodeKind) -> bool {
     matches!(
@@ -93,6 +105,11 @@ fn is_type_like(kind: NodeKind) -> bool {
 
 impl<'a> Resolver<'a> {
     pub fn new(units: &'a [Unit<'a>]) -> Self {
+        Self::with_aliases(units, &[])
+    }
+
+    /// A resolver that also follows paths through other packages of the repository.
+    pub fn with_aliases(units: &'a [Unit<'a>], aliases: &[PackageAlias]) -> Self {
         let mut r = Resolver {
             units,
             by_path: HashMap::default(),
@@ -107,6 +124,8 @@ impl<'a> Resolver<'a> {
             types: HashMap::default(),
             base_refs: HashMap::default(),
             primary_key: Vec::with_capacity(units.len()),
+            package: units.iter().map(|u| u.lang.package(u.path)).collect(),
+            aliases: HashSet::default(),
         };
         for (f, unit) in units.iter().enumerate() {
             let f = f as u32;
@@ -180,7 +199,66 @@ impl<'a> Resolver<'a> {
                 r.locals.insert((f, *scope, name.as_str()));
             }
         }
+        r.add_aliases(aliases);
         r
+    }
+
+    /// Registers `tg_shared::stage` beside `shared/crate::stage`, and so on for every module of
+    /// each aliased package.
+    fn add_aliases(&mut self, aliases: &[PackageAlias]) {
+        for (lang, name, root) in aliases {
+            let Some(keys) = self.by_key.get_mut(lang) else {
+                continue;
+            };
+            let sep = self
+                .units
+                .iter()
+                .find(|u| u.lang.id() == *lang)
+                .map_or("::", |u| u.lang.key_separator());
+            let prefix = format!("{root}{sep}");
+            let mut added: Vec<(String, Vec<u32>)> = Vec::new();
+            for (key, files) in keys.iter() {
+                if key == root {
+                    added.push((name.clone(), files.clone()));
+                } else if let Some(rest) = key.strip_prefix(&prefix) {
+                    added.push((format!("{name}{sep}{rest}"), files.clone()));
+                }
+            }
+            if added.is_empty() {
+                continue;
+            }
+            for (key, files) in added {
+                keys.entry(key).or_default().extend(files);
+            }
+            self.aliases.insert((*lang, name.clone()));
+        }
+    }
+
+    /// Methods found by their owner type's name: those in file `f` win (an impl beside its
+    /// type); otherwise those of `f`'s package (an inherent impl lives in its type's crate).
+    fn prefer_file(&self, candidates: &[Sym], f: u32) -> Vec<Sym> {
+        let local: Vec<Sym> = candidates.iter().copied().filter(|s| s.0 == f).collect();
+        if !local.is_empty() {
+            return local;
+        }
+        let own = &self.package[f as usize];
+        candidates
+            .iter()
+            .copied()
+            .filter(|s| &self.package[s.0 as usize] == own)
+            .collect()
+    }
+
+    /// The candidates of a name fallback that share `f`'s package, as `unique` or `ambiguous`.
+    fn pick(&self, f: u32, candidates: &[Sym]) -> (Vec<Sym>, Resolution) {
+        let own = &self.package[f as usize];
+        pick_fallback(
+            candidates
+                .iter()
+                .copied()
+                .filter(|s| &self.package[s.0 as usize] == own)
+                .collect(),
+        )
     }
 
     /// Every edge of the repository, unaggregated, in a deterministic order (files resolve in
@@ -313,12 +391,12 @@ impl<'a> Resolver<'a> {
         match target {
             Target::Name(name) => match self.lookup_name(f, scope, name) {
                 Lookup::Symbols(syms, resolution) => (callable(syms), resolution),
-                Lookup::NotFound if !lang.is_builtin(name) => self.fallback_top_level(lang, name),
+                Lookup::NotFound if !lang.is_builtin(name) => self.fallback_top_level(f, name),
                 _ => (Vec::new(), Resolution::Local),
             },
             Target::Path(parts) => match self.lookup_path(f, scope, parts) {
                 Lookup::Symbols(syms, resolution) => (callable(syms), resolution),
-                Lookup::NotFound => self.fallback_path(lang, parts),
+                Lookup::NotFound => self.fallback_path(f, parts),
                 _ => (Vec::new(), Resolution::Local),
             },
             Target::Qualified { module, rest } => {
@@ -326,7 +404,7 @@ impl<'a> Resolver<'a> {
                 match found {
                     Lookup::Symbols(syms, resolution) => (callable(syms), resolution),
                     Lookup::NotFound => match rest.last() {
-                        Some(last) => self.fallback_top_level(lang, last),
+                        Some(last) => self.fallback_top_level(f, last),
                         None => (Vec::new(), Resolution::Local),
                     },
                     _ => (Vec::new(), Resolution::Local),
@@ -345,7 +423,7 @@ impl<'a> Resolver<'a> {
                 }
                 None => (Vec::new(), Resolution::SelfMethod),
             },
-            Target::Member(name) => self.fallback_member(lang, name),
+            Target::Member(name) => self.fallback_member(f, name),
         }
     }
 
@@ -367,7 +445,7 @@ impl<'a> Resolver<'a> {
                     _ => None,
                 };
                 match name.and_then(|n| self.types.get(&(lang, n))) {
-                    Some(candidates) => pick_fallback(candidates.clone()),
+                    Some(candidates) => self.pick(f, candidates),
                     None => (Vec::new(), Resolution::Unique),
                 }
             }
@@ -438,6 +516,14 @@ impl<'a> Resolver<'a> {
                     );
                 }
             }
+        }
+        // Another package of the repository, named in a path (`tg_shared::stage::f()`).
+        let lang = self.lang_of(f).id();
+        if self.aliases.contains(&(lang, name.to_string())) {
+            return Lookup::ModuleKey {
+                lang,
+                key: name.to_string(),
+            };
         }
         Lookup::NotFound
     }
@@ -601,7 +687,7 @@ impl<'a> Resolver<'a> {
         let sym = self.symbol(class);
         let lang = self.lang_of(f).id();
         if let Some(owned) = self.owned.get(&(lang, sym.name.as_str(), name)) {
-            return prefer_file(owned, f);
+            return self.prefer_file(owned, f);
         }
         for base in self.bases_of(class) {
             let found = self.class_member(base, name, seen, depth + 1);
@@ -655,40 +741,34 @@ impl<'a> Resolver<'a> {
                 if let Some(owner) = sym.owner_type.as_deref() {
                     let lang = self.lang_of(f).id();
                     if let Some(owned) = self.owned.get(&(lang, owner, name)) {
-                        return (callable(prefer_file(owned, f)), Resolution::SelfMethod);
+                        return (callable(self.prefer_file(owned, f)), Resolution::SelfMethod);
                     }
                     break;
                 }
                 current = sym.parent;
             }
         }
-        self.fallback_member(self.lang_of(f), name)
+        self.fallback_member(f, name)
     }
 
-    fn fallback_top_level(
-        &self,
-        lang: &'static dyn Language,
-        name: &str,
-    ) -> (Vec<Sym>, Resolution) {
+    fn fallback_top_level(&self, f: u32, name: &str) -> (Vec<Sym>, Resolution) {
+        let lang = self.lang_of(f);
         match self.top_level.get(&(lang.id(), name)) {
-            Some(candidates) => pick_fallback(candidates.clone()),
+            Some(candidates) => self.pick(f, candidates),
             None => (Vec::new(), Resolution::Unique),
         }
     }
 
     /// `Type::method()` where `Type` was not resolved in scope: methods owned by a type of that
     /// name; otherwise, the last segment as a member of an unknown receiver.
-    fn fallback_path(
-        &self,
-        lang: &'static dyn Language,
-        parts: &[String],
-    ) -> (Vec<Sym>, Resolution) {
+    fn fallback_path(&self, f: u32, parts: &[String]) -> (Vec<Sym>, Resolution) {
+        let lang = self.lang_of(f);
         if let [.., owner, method] = parts {
             if let Some(owned) = self
                 .owned
                 .get(&(lang.id(), owner.as_str(), method.as_str()))
             {
-                return pick_fallback(owned.clone());
+                return self.pick(f, owned);
             }
             if let Some(types) = self.types.get(&(lang.id(), owner.as_str())) {
                 let found: Vec<Sym> = types
@@ -696,22 +776,23 @@ impl<'a> Resolver<'a> {
                     .flat_map(|&t| self.class_member(t, method, &mut HashSet::default(), 0))
                     .collect();
                 if !found.is_empty() {
-                    return pick_fallback(found);
+                    return self.pick(f, &found);
                 }
             }
         }
         match parts.last() {
-            Some(last) => self.fallback_member(lang, last),
+            Some(last) => self.fallback_member(f, last),
             None => (Vec::new(), Resolution::Unique),
         }
     }
 
-    fn fallback_member(&self, lang: &'static dyn Language, name: &str) -> (Vec<Sym>, Resolution) {
+    fn fallback_member(&self, f: u32, name: &str) -> (Vec<Sym>, Resolution) {
+        let lang = self.lang_of(f);
         if lang.is_common_member(name) || lang.is_builtin(name) {
             return (Vec::new(), Resolution::Unique);
         }
         match self.methods.get(&(lang.id(), name)) {
-            Some(candidates) => pick_fallback(candidates.clone()),
+            Some(candidates) => self.pick(f, candidates),
             None => (Vec::new(), Resolution::Unique),
         }
     }
@@ -722,16 +803,6 @@ fn pick_fallback(candidates: Vec<Sym>) -> (Vec<Sym>, Resolution) {
         1 => (candidates, Resolution::Unique),
         n if n <= MAX_AMBIGUOUS => (candidates, Resolution::Ambiguous),
         _ => (Vec::new(), Resolution::Ambiguous),
-    }
-}
-
-/// Same-file definitions win (an impl beside its type); otherwise all of them.
-fn prefer_file(candidates: &[Sym], f: u32) -> Vec<Sym> {
-    let local: Vec<Sym> = candidates.iter().copied().filter(|s| s.0 == f).collect();
-    if local.is_empty() {
-        candidates.to_vec()
-    } else {
-        local
     }
 }
 
@@ -754,6 +825,10 @@ mod tests {
 
     /// `kind src -> dst (resolution)` for every non-`contains` edge of a small repository.
     fn relations(files: &[(&str, &str)]) -> Vec<String> {
+        relations_with(files, &[])
+    }
+
+    fn relations_with(files: &[(&str, &str)], aliases: &[PackageAlias]) -> Vec<String> {
         let facts: Vec<(String, &'static dyn Language, FileFacts)> = files
             .iter()
             .map(|(path, source)| {
@@ -771,7 +846,7 @@ mod tests {
             })
             .collect();
         let ids: Vec<Vec<String>> = units.iter().map(|u| symbol_ids(u.path, u.facts)).collect();
-        let (edges, _) = Resolver::new(&units).edges();
+        let (edges, _) = Resolver::with_aliases(&units, aliases).edges();
         let mut out: Vec<String> = edges
             .iter()
             .filter(|e| e.kind != EdgeKind::Contains)
@@ -904,6 +979,49 @@ mod tests {
                 "calls a.c::a -> a.c::helper (Local)",
                 "calls b.c::b -> b.c::helper (Local)"
             ]
+        );
+    }
+
+    #[test]
+    fn rust_fallbacks_stay_in_their_crate_and_other_crates_resolve_by_name() {
+        let files = [
+            (
+                "core/src/lib.rs",
+                "pub mod stage;\npub struct Builder;\nimpl Builder {\n    pub fn build(&self) {}\n}\n",
+            ),
+            (
+                "core/src/stage.rs",
+                "pub struct Failure;\nimpl Failure {\n    pub fn new() -> Self { Failure }\n}\npub fn workspace() {}\n",
+            ),
+            (
+                "app/src/main.rs",
+                "use core_lib::stage::Failure;\nstruct Failure2;\nimpl Failure2 {\n    fn new() {}\n}\nfn main() {\n    let b = make();\n    b.build();\n    Failure::new();\n    core_lib::stage::workspace();\n}\nfn make() {}\n",
+            ),
+            (
+                "app/tests/cli.rs",
+                "struct Project;\nimpl Project {\n    fn build(&self) {}\n}\n#[test]\nfn t() {}\n",
+            ),
+        ];
+        let aliases = [("rust", "core_lib".to_string(), "core/crate".to_string())];
+        let found = relations_with(&files, &aliases);
+        let calls: Vec<&String> = found.iter().filter(|r| r.starts_with("calls ")).collect();
+        assert_eq!(
+            calls,
+            [
+                "calls app/src/main.rs::main -> app/src/main.rs::make (Local)",
+                "calls app/src/main.rs::main -> core/src/stage.rs::Failure::new (Import)",
+                "calls app/src/main.rs::main -> core/src/stage.rs::workspace (Import)",
+            ],
+            "no `b.build()` guess into another crate (core's Builder, the test crate's Project): {found:?}"
+        );
+        // Without the alias, nothing in `core_lib` resolves and no guess crosses crates.
+        let unaliased = relations_with(&files, &[]);
+        assert!(
+            unaliased
+                .iter()
+                .filter(|r| r.contains(" app/src/"))
+                .all(|r| !r.contains(" -> core/") && !r.contains(" -> app/tests/")),
+            "{unaliased:?}"
         );
     }
 }

@@ -32,7 +32,7 @@ pub struct FileFacts {
 
 /// Bumped whenever extraction changes what it produces, so caches written by an older build are
 /// not trusted.
-pub const EXTRACTOR_REVISION: u32 = 7;
+pub const EXTRACTOR_REVISION: u32 = 8;
 
 /// Nesting depth (syntax tree levels) beyond which extraction stops descending. Real code stays
 /// far below it; generated or hostile files may not.
@@ -195,6 +195,21 @@ pub trait Language: Sync + Send {
     /// names then never fall back to same-named repository symbols).
     fn unmatched_module_is_external(&self, _key: &str) -> bool {
         true
+    }
+    /// The package (compilation unit) a file belongs to. Name-based fallbacks (`unique`,
+    /// `ambiguous`) never cross a package boundary: a Rust binary cannot call into another
+    /// binary's functions. `None` for languages without packages (one shared space).
+    fn package(&self, _path: &str) -> Option<String> {
+        None
+    }
+    /// The repo-relative manifest declaring `package`, if it can be depended upon.
+    fn manifest(&self, _package: &str) -> Option<String> {
+        None
+    }
+    /// The names other packages use for this one, read from its manifest's text (Rust: the
+    /// `[lib]` name, else the `[package]` name with `-` as `_`).
+    fn package_names(&self, _manifest: &str) -> Vec<String> {
+        Vec::new()
     }
 }
 

@@ -52,6 +52,39 @@ impl Language for Rust {
         COMMON_MEMBERS.binary_search(&name).is_ok()
     }
 
+    /// A crate: `bins/x/crate` for everything under `bins/x/src/`; an integration test or
+    /// `build.rs` is a crate of its own.
+    fn package(&self, path: &str) -> Option<String> {
+        Some(crate_key(path))
+    }
+
+    fn manifest(&self, package: &str) -> Option<String> {
+        let dir = package.strip_suffix("crate")?;
+        (dir.is_empty() || dir.ends_with('/')).then(|| format!("{dir}Cargo.toml"))
+    }
+
+    fn package_names(&self, manifest: &str) -> Vec<String> {
+        let (mut section, mut package, mut lib) = ("", None, None);
+        for line in manifest.lines().map(str::trim) {
+            if line.starts_with('[') {
+                section = line;
+                continue;
+            }
+            let Some((key, value)) = line.split_once('=') else {
+                continue;
+            };
+            let value = value.trim().trim_matches('"');
+            match (section, key.trim()) {
+                ("[package]", "name") => package = Some(value),
+                ("[lib]", "name") => lib = Some(value),
+                _ => {}
+            }
+        }
+        lib.or(package)
+            .map(|name| vec![name.replace('-', "_")])
+            .unwrap_or_default()
+    }
+
     /// `std`, `core` and `alloc` are outside; another crate of the workspace may be inside, so
     /// its names may still fall back to a unique repository symbol.
     fn unmatched_module_is_external(&self, key: &str) -> bool {
@@ -250,7 +283,7 @@ impl<'s> Walker<'s> {
             }
             "call_expression" => {
                 if let Some(function) = node.child_by_field_name("function") {
-                    if let Some(target) = self.call_target(function) {
+                    if let Some(target) = self.call_target(function, task.scope) {
                         self.facts.refs.push(Reference {
                             scope: task.scope,
                             line: start_line(node),
@@ -271,11 +304,13 @@ impl<'s> Walker<'s> {
         Some((task.scope, task.owner.clone()))
     }
 
-    fn call_target(&self, function: Node) -> Option<Target> {
+    fn call_target(&self, function: Node, scope: u32) -> Option<Target> {
         let source = self.source;
         match function.kind() {
             "identifier" => Some(Target::Name(text(function, source).to_string())),
-            "generic_function" => self.call_target(function.child_by_field_name("function")?),
+            "generic_function" => {
+                self.call_target(function.child_by_field_name("function")?, scope)
+            }
             "field_expression" => {
                 let field = text(function.child_by_field_name("field")?, source).to_string();
                 let value = function.child_by_field_name("value")?;
@@ -287,14 +322,14 @@ impl<'s> Walker<'s> {
             }
             "scoped_identifier" => {
                 let segments = path_segments(function, source)?;
-                self.path_target(segments)
+                self.path_target(segments, scope)
             }
             _ => None,
         }
     }
 
     /// Turns `crate::a::f`, `self::f`, `super::f`, `Self::f` and `a::b::f` into targets.
-    fn path_target(&self, segments: Vec<String>) -> Option<Target> {
+    fn path_target(&self, segments: Vec<String>, scope: u32) -> Option<Target> {
         let (first, rest) = segments.split_first()?;
         match first.as_str() {
             "crate" => Some(Target::Qualified {
@@ -302,11 +337,11 @@ impl<'s> Walker<'s> {
                 rest: rest.to_vec(),
             }),
             "self" => Some(Target::Qualified {
-                module: self.module_key.clone(),
+                module: self.module_key_at(scope),
                 rest: rest.to_vec(),
             }),
             "super" => Some(Target::Qualified {
-                module: parent_key(&self.module_key),
+                module: parent_key(&self.module_key_at(scope)),
                 rest: rest.to_vec(),
             }),
             "Self" if rest.len() == 1 => Some(Target::SelfMember(rest[0].clone())),
@@ -349,7 +384,7 @@ impl<'s> Walker<'s> {
                 if let Some(path) = node.named_child(0) {
                     full.extend(path_segments(path, source).unwrap_or_default());
                 }
-                if let Some(module) = self.absolute_key(&full) {
+                if let Some(module) = self.absolute_key(&full, scope) {
                     self.facts.imports.push(Import {
                         scope,
                         line,
@@ -374,7 +409,7 @@ impl<'s> Walker<'s> {
             path.pop();
         }
         let Some(member) = path.pop() else { return };
-        let Some(module) = self.absolute_key(&path) else {
+        let Some(module) = self.absolute_key(&path, scope) else {
             return;
         };
         let name = alias.unwrap_or_else(|| member.clone());
@@ -394,14 +429,35 @@ impl<'s> Walker<'s> {
         });
     }
 
+    /// The key of the module `scope` sits in: the file's, plus the inline `mod`s around it
+    /// (`use super::*` inside `mod tests` names the file's module, not its parent).
+    fn module_key_at(&self, scope: u32) -> String {
+        let mut mods = Vec::new();
+        let mut current = Some(scope);
+        while let Some(index) = current {
+            let Some(symbol) = self.facts.symbols.get(index as usize) else {
+                break;
+            };
+            if symbol.kind == NodeKind::Mod {
+                mods.push(symbol.name.as_str());
+            }
+            current = symbol.parent;
+        }
+        let mut key = self.module_key.clone();
+        for name in mods.iter().rev() {
+            push_path(&mut key, name);
+        }
+        key
+    }
+
     /// The module key a `use` path starts from: `crate`, `self` and `super` are ours; anything
     /// else (`std::fs`, `serde`) is named as written.
-    fn absolute_key(&self, path: &[String]) -> Option<String> {
+    fn absolute_key(&self, path: &[String], scope: u32) -> Option<String> {
         let (first, rest) = path.split_first()?;
         let mut key = match first.as_str() {
             "crate" => self.crate_key.clone(),
-            "self" => self.module_key.clone(),
-            "super" => parent_key(&self.module_key),
+            "self" => self.module_key_at(scope),
+            "super" => parent_key(&self.module_key_at(scope)),
             other => other.to_string(),
         };
         for part in rest {
@@ -481,12 +537,12 @@ const BUILTINS: &[&str] = &[
 #[rustfmt::skip]
 /// Methods so common on std types that a call on an unknown receiver stays unbound (sorted).
 const COMMON_MEMBERS: &[&str] = &[
-    "as_bytes", "as_deref", "as_mut", "as_ref", "as_str", "borrow", "borrow_mut", "clear",
+    "as_bytes", "as_deref", "as_mut", "as_ref", "as_str", "borrow", "borrow_mut", "build", "clear",
     "clone", "cloned", "collect", "contains", "contains_key", "default", "entry", "extend",
     "filter", "filter_map", "find", "flush", "fmt", "get", "get_mut", "insert", "into",
     "into_iter", "is_empty", "is_none", "is_some", "iter", "iter_mut", "join", "len", "lock",
-    "map", "map_err", "new", "next", "ok", "ok_or", "ok_or_else", "parse", "pop", "push",
-    "push_str", "read", "remove", "sort", "split", "to_owned", "to_string", "trim", "unwrap",
+    "map", "map_err", "matches", "new", "next", "ok", "ok_or", "ok_or_else", "parse", "pop", "push",
+    "push_str", "read", "remove", "sort", "split", "to_owned", "to_string", "to_vec", "trim", "unwrap",
     "unwrap_or", "unwrap_or_default", "unwrap_or_else", "write", "write_all",
 ];
 
@@ -498,6 +554,54 @@ mod tests {
     fn tables_are_sorted() {
         assert!(BUILTINS.windows(2).all(|w| w[0] < w[1]));
         assert!(COMMON_MEMBERS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn super_inside_an_inline_mod_names_the_files_module() {
+        let source = "pub fn helper() {}\n#[cfg(test)]\nmod tests {\n    use super::*;\n    use self::inner::x;\n    mod inner {\n        use super::super::helper;\n    }\n}\n";
+        let facts =
+            crate::lang::extract_file(&Rust, "shared/src/store.rs", source).expect("parses");
+        let modules: Vec<String> = facts
+            .imports
+            .iter()
+            .map(|import| match &import.binding {
+                Binding::Star { module } => format!("* {module}"),
+                Binding::Member { module, member, .. } => format!("{module} {member}"),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            modules,
+            [
+                "* shared/crate::store",
+                "shared/crate::store::tests::inner x",
+                "shared/crate::store helper",
+            ]
+        );
+    }
+
+    #[test]
+    fn packages_are_crates_named_by_their_manifests() {
+        let rust = Rust;
+        assert_eq!(
+            rust.package("bins/x/src/a/b.rs").as_deref(),
+            Some("bins/x/crate")
+        );
+        assert_eq!(
+            rust.package("bins/x/tests/cli.rs").as_deref(),
+            Some("bins/x/tests/cli.rs#crate")
+        );
+        assert_eq!(
+            rust.manifest("bins/x/crate").as_deref(),
+            Some("bins/x/Cargo.toml")
+        );
+        assert_eq!(rust.manifest("crate").as_deref(), Some("Cargo.toml"));
+        assert_eq!(rust.manifest("bins/x/tests/cli.rs#crate"), None);
+        let manifest = "[package]\nname = \"tg-shared\"\nversion = \"0.1.0\"\n\n[dependencies]\nname = \"no\"\n";
+        assert_eq!(rust.package_names(manifest), ["tg_shared"]);
+        let renamed = "[package]\nname = \"tg-x\"\n[lib]\nname = \"x_lib\"\npath = \"lib.rs\"\n";
+        assert_eq!(rust.package_names(renamed), ["x_lib"]);
+        assert!(rust.package_names("[workspace]\nmembers = []\n").is_empty());
     }
 
     #[test]
