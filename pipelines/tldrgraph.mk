@@ -24,32 +24,44 @@
 # layers.config.yaml re-runs tg-classify and tg-status, not tg-extract; a no-op `make tldrgraph`
 # runs no stage, and `make -n tldrgraph` then lists none.
 #
-# New and deleted files: the list of source files is kept in make/sources.list, rewritten (while
-# the makefile is read) only when it changes; extraction depends on it. File names with spaces
-# are not supported by this fragment (Make's lists split on spaces); `tldrgraph init` has no
-# such limit.
+# New and deleted files: the list of the files extraction reads (sources, and the .gitignore,
+# .ignore and Cargo.toml files that change what it finds or resolves) is kept in
+# make/sources.list, written by `find` while the makefile is read and replaced only when it
+# changes; extraction depends on it and on every file in it, and on the stage binaries. Whether
+# a layers config exists is kept the same way in make/config.state. File names with spaces are
+# not supported by this fragment (Make's lists split on spaces); `tldrgraph init` has no such
+# limit. Including the fragment does not change your Makefile's default goal.
 #
 # A failing stage leaves no target that looks up to date: outputs are written atomically and
 # only on success, and .DELETE_ON_ERROR removes the stamp of a failed recipe. The stages run in
 # sequence, so `make -j` is safe.
 
 TLDRGRAPH_MK := $(lastword $(MAKEFILE_LIST))
+TLDRGRAPH_SAVED_GOAL := $(.DEFAULT_GOAL)
 
 TLDRGRAPH_ROOT ?= .
 TLDRGRAPH_BIN ?=
+ifneq ($(words $(TLDRGRAPH_ROOT)),1)
+$(error tldrgraph.mk: TLDRGRAPH_ROOT "$(TLDRGRAPH_ROOT)" is empty or contains a space; use `tldrgraph init` for such a path)
+endif
+ifeq ($(wildcard $(TLDRGRAPH_ROOT)/.),)
+$(error tldrgraph.mk: TLDRGRAPH_ROOT "$(TLDRGRAPH_ROOT)" is not a directory)
+endif
 TLDRGRAPH_DIR := $(TLDRGRAPH_ROOT)/.tldrgraph
 TLDRGRAPH_MAKE := $(TLDRGRAPH_DIR)/make
 TLDRGRAPH_CONFIG := $(wildcard $(TLDRGRAPH_DIR)/layers.config.yaml)
-TLDRGRAPH_EXE := $(shell command -v $(TLDRGRAPH_BIN)tldrgraph 2>/dev/null)
+TLDRGRAPH_EXES := $(foreach b,tg-extract tg-classify tg-status tldrgraph,$(shell command -v $(TLDRGRAPH_BIN)$(b) 2>/dev/null))
 TLDRGRAPH_SUB := $(MAKE) --no-print-directory -f $(TLDRGRAPH_MK) TLDRGRAPH_ROOT=$(TLDRGRAPH_ROOT) TLDRGRAPH_BIN=$(TLDRGRAPH_BIN)
 
-# The files tg-extract reads (its walker also honours .gitignore; this list only decides when
-# to run it, and a file listed here but ignored there costs one quick no-op run).
-TLDRGRAPH_SOURCES := $(shell find $(TLDRGRAPH_ROOT) \( -name .git -o -name .tldrgraph -o -name target -o -name node_modules \) -prune -o -type f \( -name '*.py' -o -name '*.pyi' -o -name '*.c' -o -name '*.h' -o -name '*.rs' \) -print 2>/dev/null | LC_ALL=C sort)
-
-# Kept up to date while the makefile is read (so `make -n` tells the truth): rewritten only when
-# a file was added or deleted, which then re-runs tg-extract.
-TLDRGRAPH_LIST_UPDATE := $(shell mkdir -p $(TLDRGRAPH_MAKE) && printf '%s\n' $(TLDRGRAPH_SOURCES) > $(TLDRGRAPH_MAKE)/sources.list.tmp && if cmp -s $(TLDRGRAPH_MAKE)/sources.list.tmp $(TLDRGRAPH_MAKE)/sources.list; then rm -f $(TLDRGRAPH_MAKE)/sources.list.tmp; else mv -f $(TLDRGRAPH_MAKE)/sources.list.tmp $(TLDRGRAPH_MAKE)/sources.list; fi)
+# Written while the makefile is read (so `make -n` tells the truth), by the shell itself (so a
+# large repository does not hit the limit on one argument), and replaced only when changed.
+TLDRGRAPH_REPLACE = if cmp -s $(1).tmp $(1); then rm -f $(1).tmp; else mv -f $(1).tmp $(1); fi
+TLDRGRAPH_LIST_UPDATE := $(shell mkdir -p $(TLDRGRAPH_MAKE) \
+  && find $(TLDRGRAPH_ROOT) \( -name .git -o -name .tldrgraph -o -name target -o -name node_modules \) -prune -o -type f \( -name '*.py' -o -name '*.pyi' -o -name '*.c' -o -name '*.h' -o -name '*.rs' -o -name .gitignore -o -name .ignore -o -name Cargo.toml \) -print 2>/dev/null | LC_ALL=C sort > $(TLDRGRAPH_MAKE)/sources.list.tmp \
+  && $(call TLDRGRAPH_REPLACE,$(TLDRGRAPH_MAKE)/sources.list) \
+  && echo "config=$(if $(TLDRGRAPH_CONFIG),present,absent)" > $(TLDRGRAPH_MAKE)/config.state.tmp \
+  && $(call TLDRGRAPH_REPLACE,$(TLDRGRAPH_MAKE)/config.state))
+TLDRGRAPH_SOURCES := $(shell cat $(TLDRGRAPH_MAKE)/sources.list)
 
 .DELETE_ON_ERROR:
 .PHONY: tldrgraph tldrgraph-extract tldrgraph-classify tldrgraph-state tldrgraph-contract tldrgraph-status tldrgraph-clean
@@ -66,20 +78,35 @@ tldrgraph-classify: $(TLDRGRAPH_MAKE)/classify.stamp
 tldrgraph-state: $(TLDRGRAPH_MAKE)/status.stamp
 tldrgraph-contract: $(TLDRGRAPH_DIR)/AGENT_CONTRACT.md
 
-$(TLDRGRAPH_MAKE)/extract.stamp: $(TLDRGRAPH_SOURCES) $(TLDRGRAPH_MAKE)/sources.list
+# A stamp is dated from before its stage starts, so a file saved while the stage runs is newer
+# than it and triggers the next build.
+$(TLDRGRAPH_MAKE)/extract.stamp: $(TLDRGRAPH_SOURCES) $(TLDRGRAPH_MAKE)/sources.list $(TLDRGRAPH_EXES)
+	@touch $@.new
 	$(TLDRGRAPH_BIN)tg-extract --root $(TLDRGRAPH_ROOT) -o $(TLDRGRAPH_MAKE)/extract.ndjson $(TLDRGRAPH_ROOT)
-	@touch $@
+	@mv -f $@.new $@
 
-$(TLDRGRAPH_MAKE)/classify.stamp: $(TLDRGRAPH_MAKE)/extract.ndjson $(TLDRGRAPH_CONFIG)
+$(TLDRGRAPH_MAKE)/classify.stamp: $(TLDRGRAPH_MAKE)/extract.ndjson $(TLDRGRAPH_CONFIG) $(TLDRGRAPH_MAKE)/config.state $(TLDRGRAPH_EXES)
+	@touch $@.new
 	$(TLDRGRAPH_BIN)tg-classify -q --root $(TLDRGRAPH_ROOT) -i $(TLDRGRAPH_MAKE)/extract.ndjson -o $(TLDRGRAPH_MAKE)/classify.ndjson
-	@touch $@
+	@mv -f $@.new $@
 
-$(TLDRGRAPH_MAKE)/status.stamp: $(TLDRGRAPH_MAKE)/classify.ndjson
+# tg-status records the config's hash, so it reruns on a config edit even when the classified
+# stream came out the same.
+$(TLDRGRAPH_MAKE)/status.stamp: $(TLDRGRAPH_MAKE)/classify.ndjson $(TLDRGRAPH_CONFIG) $(TLDRGRAPH_MAKE)/config.state $(TLDRGRAPH_EXES)
+	@touch $@.new
 	$(TLDRGRAPH_BIN)tg-status -q --root $(TLDRGRAPH_ROOT) -i $(TLDRGRAPH_MAKE)/classify.ndjson > $(TLDRGRAPH_MAKE)/status.json.tmp
-	@if cmp -s $(TLDRGRAPH_MAKE)/status.json.tmp $(TLDRGRAPH_MAKE)/status.json; then rm -f $(TLDRGRAPH_MAKE)/status.json.tmp; else mv -f $(TLDRGRAPH_MAKE)/status.json.tmp $(TLDRGRAPH_MAKE)/status.json; fi
-	@touch $@
+	@$(call TLDRGRAPH_REPLACE,$(TLDRGRAPH_MAKE)/status.json)
+	@mv -f $@.new $@
 
-$(TLDRGRAPH_DIR)/AGENT_CONTRACT.md: $(TLDRGRAPH_EXE)
+# A stream deleted behind its stamp's back: forget the stamp and run its stage again.
+$(TLDRGRAPH_MAKE)/extract.ndjson:
+	+@rm -f $(TLDRGRAPH_MAKE)/extract.stamp
+	+@$(TLDRGRAPH_SUB) tldrgraph-extract
+$(TLDRGRAPH_MAKE)/classify.ndjson:
+	+@rm -f $(TLDRGRAPH_MAKE)/classify.stamp
+	+@$(TLDRGRAPH_SUB) tldrgraph-classify
+
+$(TLDRGRAPH_DIR)/AGENT_CONTRACT.md: $(TLDRGRAPH_EXES)
 	$(TLDRGRAPH_BIN)tldrgraph contract $(TLDRGRAPH_ROOT)
 	@touch $@
 
@@ -89,3 +116,6 @@ tldrgraph-status:
 
 tldrgraph-clean:
 	rm -rf $(TLDRGRAPH_MAKE)
+
+# Including this fragment leaves the includer's default goal alone.
+.DEFAULT_GOAL := $(TLDRGRAPH_SAVED_GOAL)

@@ -234,3 +234,48 @@ fn make_init_sh_and_tldrgraph_init_reach_the_same_state_and_artifacts() {
     assert_eq!(by_make.state(), payload);
     assert!(read_all(by_make.dir()) == read_all(by_init.path()));
 }
+
+#[test]
+fn make_recovers_a_deleted_stream_and_tracks_the_config_and_leaves_the_default_goal() {
+    let project = Project::new();
+    let dir = project.dir();
+    append(
+        &dir.join("Makefile"),
+        "all:\n\t@echo the default goal of the user\n",
+    );
+    let (output, runs) = project.make(&[], None);
+    assert!(output.status.success());
+    assert!(
+        runs.is_empty(),
+        "plain `make` runs the user's goal, not tldrgraph"
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("the default goal of the user"));
+
+    project.build();
+    // A stream deleted behind the stamps' back is rebuilt, not reported as missing.
+    fs::remove_file(dir.join(".tldrgraph/make/extract.ndjson")).expect("rm");
+    assert_eq!(project.build(), ["tg-extract", "tg-classify"]);
+
+    // A config edit that leaves the classified stream the same still refreshes the state, so
+    // `tldrgraph status` agrees with make that everything is current.
+    let config = dir.join(".tldrgraph/layers.config.yaml");
+    fs::copy(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/layers/python.layers.config.yaml"),
+        &config,
+    )
+    .expect("config");
+    assert_eq!(project.build(), ["tg-classify", "tg-status"]);
+    append(&config, "# a comment only\n");
+    assert_eq!(project.build(), ["tg-classify", "tg-status"]);
+    let status = Command::new(stage("tldrgraph"))
+        .args(["status", "--exit-code"])
+        .current_dir(dir)
+        .output()
+        .expect("status");
+    assert_eq!(status.status.code(), Some(0), "fresh after make");
+
+    // Removing the config goes back to one bucket.
+    fs::remove_file(&config).expect("rm");
+    assert_eq!(project.build(), ["tg-classify", "tg-status"]);
+    assert_eq!(project.state()["status"], "needs_layers");
+}
