@@ -159,3 +159,61 @@ fn init_writes_nothing_outside_tldrgraph() {
         .collect();
     assert!(outside.is_empty(), "init wrote {outside:?}");
 }
+
+#[test]
+fn crlf_files_and_broken_markers_lose_nothing() {
+    // A CRLF AGENTS.md stays CRLF and round-trips byte for byte.
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    let crlf = "# Agents\r\n\r\nWindows line endings.\r\n";
+    fs::write(dir.join("AGENTS.md"), crlf).expect("write");
+    tldrgraph(dir, &["install"]);
+    let installed = fs::read_to_string(dir.join("AGENTS.md")).expect("read");
+    assert!(
+        !installed.replace("\r\n", "").contains('\n'),
+        "mixed line endings: {installed:?}"
+    );
+    assert!(tldrgraph(dir, &["install"])
+        .lines()
+        .all(|l| l.starts_with("unchanged ")));
+    tldrgraph(dir, &["uninstall"]);
+    assert_eq!(
+        fs::read_to_string(dir.join("AGENTS.md")).expect("read"),
+        crlf
+    );
+
+    // A block whose end marker was deleted: an error naming the line, and no text is lost.
+    tldrgraph(dir, &["install"]);
+    let text = fs::read_to_string(dir.join("AGENTS.md")).expect("read");
+    let broken = text.replace("<!-- tldrgraph:end -->\r\n", "") + "User text after.\r\n";
+    fs::write(dir.join("AGENTS.md"), &broken).expect("write");
+    for command in ["install", "uninstall"] {
+        let output = run("tldrgraph", dir, &[command]);
+        assert!(!output.status.success(), "{command} must refuse");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("AGENTS.md:5: the tldrgraph block has no end marker"),
+            "{stderr}"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.join("AGENTS.md")).expect("read"),
+            broken
+        );
+    }
+}
+
+#[test]
+fn install_keeps_a_managed_file_the_user_edited() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    tldrgraph(dir, &["install"]);
+    let command = dir.join(".claude/commands/tldrgraph.md");
+    let edited = fs::read_to_string(&command).expect("read") + "Also run the tests.\n";
+    fs::write(&command, &edited).expect("write");
+    let output = tldrgraph(dir, &["install"]);
+    assert!(
+        output.contains("skip (edited since install) .claude/commands/tldrgraph.md"),
+        "{output}"
+    );
+    assert_eq!(fs::read_to_string(&command).expect("read"), edited);
+}

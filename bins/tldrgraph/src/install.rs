@@ -153,20 +153,57 @@ fn read_manifest(root: &Path) -> Result<Manifest, Error> {
     }
 }
 
-fn block_text(begin: &str, end: &str, body: &str) -> String {
-    format!("{begin}\n{body}\n{end}\n")
+/// The block in the file's own line ending (CRLF files stay CRLF).
+fn block_text(begin: &str, end: &str, body: &str, crlf: bool) -> String {
+    let block = format!("{begin}\n{body}\n{end}\n");
+    if crlf {
+        block.replace('\n', "\r\n")
+    } else {
+        block
+    }
 }
 
-/// Byte range of the managed block (from its begin marker to the end of its end-marker line).
-fn find_block(text: &str, begin: &str, end: &str) -> Option<(usize, usize)> {
-    let start = text.find(begin)?;
-    let end_at = start + text[start..].find(end)? + end.len();
-    let end_at = if text[end_at..].starts_with('\n') {
-        end_at + 1
-    } else {
-        end_at
-    };
-    Some((start, end_at))
+/// Byte offsets of the lines of `text` that are exactly `marker` (ignoring a trailing `\r`),
+/// each with the offset just past its line ending.
+fn marker_lines(text: &str, marker: &str) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let content = line.trim_end_matches(['\n', '\r']);
+        if content == marker {
+            found.push((start, start + line.len()));
+        }
+        start += line.len();
+    }
+    found
+}
+
+/// Byte range of the managed block, from its begin-marker line to the end of its end-marker
+/// line; an error when the markers do not pair up (never guess what to delete).
+fn find_block(
+    path: &str,
+    text: &str,
+    begin: &str,
+    end: &str,
+) -> Result<Option<(usize, usize)>, Error> {
+    let begins = marker_lines(text, begin);
+    let ends = marker_lines(text, end);
+    let line_of = |offset: usize| text[..offset].matches('\n').count() + 1;
+    match (begins.as_slice(), ends.as_slice()) {
+        ([], []) => Ok(None),
+        ([(start, _)], [(_, stop)]) if stop > start => Ok(Some((*start, *stop))),
+        ([(start, _)], []) => Err(format!(
+            "{path}:{}: the tldrgraph block has no end marker `{end}`; put it back after the block \
+             (or delete the whole block) and run the command again",
+            line_of(*start)
+        )),
+        _ => Err(format!(
+            "{path}: the tldrgraph markers do not pair up ({} begin, {} end); leave one `{begin}` \
+             line followed by one `{end}` line, then run the command again",
+            begins.len(),
+            ends.len()
+        )),
+    }
 }
 
 fn write(root: &Path, rel: &str, text: &str, dry_run: bool) -> Result<(), Error> {
@@ -206,10 +243,10 @@ pub fn install(root: &Path, dry_run: bool) -> Result<Vec<Action>, Error> {
                 end,
                 body,
             } => {
-                let block = block_text(begin, end, body);
                 let current = read_optional(&root.join(path))?;
                 let text = current.clone().unwrap_or_default();
-                let updated = match find_block(&text, begin, end) {
+                let block = block_text(begin, end, body, text.contains("\r\n"));
+                let updated = match find_block(path, &text, begin, end)? {
                     Some((start, stop)) => format!("{}{block}{}", &text[..start], &text[stop..]),
                     None => {
                         let added_newline = !text.is_empty() && !text.ends_with('\n');
@@ -219,10 +256,11 @@ pub fn install(root: &Path, dry_run: bool) -> Result<Vec<Action>, Error> {
                             created: current.is_none(),
                             added_newline,
                         });
+                        let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
                         let separator = match (text.is_empty(), added_newline) {
-                            (true, _) => "",
-                            (false, true) => "\n\n",
-                            (false, false) => "\n",
+                            (true, _) => String::new(),
+                            (false, true) => newline.repeat(2),
+                            (false, false) => newline.to_string(),
                         };
                         format!("{text}{separator}{block}")
                     }
@@ -244,9 +282,16 @@ pub fn install(root: &Path, dry_run: bool) -> Result<Vec<Action>, Error> {
             Managed::File { path, content } => {
                 let current = read_optional(&root.join(path))?;
                 let ours = manifest.files.iter().any(|f| f.path == path);
+                let recorded = manifest.files.iter().find(|f| f.path == path);
                 match current {
                     Some(text) if text == content => act("unchanged", path),
                     Some(_) if !ours => act("skip (a file of yours is there)", path),
+                    // Edited since install: the user's now, like a file of theirs.
+                    Some(text)
+                        if recorded.is_some_and(|f| f.hash != content_hash(text.as_bytes())) =>
+                    {
+                        act("skip (edited since install)", path)
+                    }
                     existing => {
                         act(
                             if existing.is_none() {
@@ -290,17 +335,19 @@ pub fn uninstall(root: &Path, dry_run: bool) -> Result<Vec<Action>, Error> {
         let Some(text) = read_optional(&root.join(path))? else {
             continue;
         };
-        let Some((start, stop)) = find_block(&text, begin, end) else {
+        let Some((start, stop)) = find_block(path, &text, begin, end)? else {
             continue;
         };
         let entry = manifest.blocks.iter().find(|b| b.path == path);
         let mut head = text[..start].to_string();
+        let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+        let blank = newline.repeat(2);
         // Take back the separator install put before the block.
-        if entry.is_some() && start > 0 && head.ends_with("\n\n") {
-            head.pop();
+        if entry.is_some() && start > 0 && head.ends_with(&blank) {
+            head.truncate(head.len() - newline.len());
         }
-        if entry.is_some_and(|e| e.added_newline) && head.ends_with('\n') {
-            head.pop();
+        if entry.is_some_and(|e| e.added_newline) && head.ends_with(newline) {
+            head.truncate(head.len() - newline.len());
         }
         let rest = format!("{head}{}", &text[stop..]);
         if rest.is_empty() && entry.is_some_and(|e| e.created) {
