@@ -238,8 +238,19 @@ pub fn package_aliases(root: &std::path::Path, files: &[SourceFile]) -> Vec<Pack
         let Ok(text) = std::fs::read_to_string(root.join(&manifest)) else {
             continue;
         };
-        for name in lang.package_names(&text) {
-            aliases.push((lang_id, name, package.clone()));
+        let dir = &manifest[..manifest.rfind('/').map_or(0, |i| i + 1)];
+        for (name, root_file) in lang.package_names(&text) {
+            // The package's root module: the manifest's own root file, else the package key.
+            let root = match root_file {
+                Some(file) => lang
+                    .module_keys(&format!("{dir}{}", file.trim_start_matches("./")))
+                    .into_iter()
+                    .next(),
+                None => Some(package.clone()),
+            };
+            if let Some(root) = root {
+                aliases.push((lang_id, name, root));
+            }
         }
     }
     aliases.sort();

@@ -13,7 +13,7 @@ use tg_shared::record::{EdgeKind, NodeKind, Resolution};
 
 /// Bumped whenever resolution changes what it produces from the same facts: the no-op output
 /// cache (keyed by it) must not replay edges an older resolver made.
-pub const RESOLVER_REVISION: u32 = 3;
+pub const RESOLVER_REVISION: u32 = 4;
 
 /// At most this many candidates get an `ambiguous` edge each; more means we know nothing.
 const MAX_AMBIGUOUS: usize = 3;

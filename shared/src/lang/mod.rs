@@ -32,7 +32,7 @@ pub struct FileFacts {
 
 /// Bumped whenever extraction changes what it produces, so caches written by an older build are
 /// not trusted.
-pub const EXTRACTOR_REVISION: u32 = 8;
+pub const EXTRACTOR_REVISION: u32 = 9;
 
 /// Nesting depth (syntax tree levels) beyond which extraction stops descending. Real code stays
 /// far below it; generated or hostile files may not.
@@ -207,8 +207,9 @@ pub trait Language: Sync + Send {
         None
     }
     /// The names other packages use for this one, read from its manifest's text (Rust: the
-    /// `[lib]` name, else the `[package]` name with `-` as `_`).
-    fn package_names(&self, _manifest: &str) -> Vec<String> {
+    /// `[lib]` name, else the `[package]` name with `-` as `_`), each with the path of its root
+    /// file relative to the manifest when the manifest sets one (`[lib] path`).
+    fn package_names(&self, _manifest: &str) -> Vec<(String, Option<String>)> {
         Vec::new()
     }
 }

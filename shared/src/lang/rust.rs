@@ -52,20 +52,37 @@ impl Language for Rust {
         COMMON_MEMBERS.binary_search(&name).is_ok()
     }
 
-    /// A crate: `bins/x/crate` for everything under `bins/x/src/`; an integration test or
-    /// `build.rs` is a crate of its own.
+    /// A crate: `bins/x/crate` for everything under `bins/x/src/`. Files outside any `src/`
+    /// (integration tests and their helpers, examples, benches) share a package per
+    /// `tests/`, `examples/` or `benches/` directory (`bins/x/tests/`), else per directory:
+    /// strictly each test file is a crate, but they share helper modules and call them.
     fn package(&self, path: &str) -> Option<String> {
-        Some(crate_key(path))
+        let key = crate_key(path);
+        if !key.ends_with("#crate") {
+            return Some(key);
+        }
+        let mut end = 0;
+        for part in path.split('/') {
+            end += part.len() + 1;
+            if matches!(part, "tests" | "examples" | "benches") && end <= path.len() {
+                return Some(path[..end].to_string());
+            }
+        }
+        Some(
+            path.rsplit_once('/')
+                .map_or(String::new(), |(dir, _)| format!("{dir}/")),
+        )
     }
 
     fn manifest(&self, package: &str) -> Option<String> {
-        let dir = package.strip_suffix("crate")?;
+        let dir = package.strip_suffix("crate").unwrap_or(package);
         (dir.is_empty() || dir.ends_with('/')).then(|| format!("{dir}Cargo.toml"))
     }
 
-    fn package_names(&self, manifest: &str) -> Vec<String> {
-        let (mut section, mut package, mut lib) = ("", None, None);
-        for line in manifest.lines().map(str::trim) {
+    fn package_names(&self, manifest: &str) -> Vec<(String, Option<String>)> {
+        let (mut section, mut package, mut lib, mut lib_path) = ("", None, None, None);
+        for line in manifest.lines() {
+            let line = toml_line(line);
             if line.starts_with('[') {
                 section = line;
                 continue;
@@ -73,15 +90,16 @@ impl Language for Rust {
             let Some((key, value)) = line.split_once('=') else {
                 continue;
             };
-            let value = value.trim().trim_matches('"');
+            let value = value.trim().trim_matches(['"', '\'']);
             match (section, key.trim()) {
                 ("[package]", "name") => package = Some(value),
                 ("[lib]", "name") => lib = Some(value),
+                ("[lib]", "path") => lib_path = Some(value.to_string()),
                 _ => {}
             }
         }
         lib.or(package)
-            .map(|name| vec![name.replace('-', "_")])
+            .map(|name| vec![(name.replace('-', "_"), lib_path)])
             .unwrap_or_default()
     }
 
@@ -92,6 +110,20 @@ impl Language for Rust {
             .iter()
             .any(|root| key == *root || key.starts_with(&format!("{root}::")))
     }
+}
+
+/// A Cargo.toml line without its comment and surrounding blanks (a `#` inside quotes stays).
+fn toml_line(line: &str) -> &str {
+    let mut quote = None;
+    for (i, c) in line.char_indices() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), _) if c == q => quote = None,
+            (None, '#') => return line[..i].trim(),
+            _ => {}
+        }
+    }
+    line.trim()
 }
 
 /// The key of a crate's root module: `bins/x/src/lib.rs` → `bins/x/crate`. A file outside any
@@ -429,6 +461,20 @@ impl<'s> Walker<'s> {
         });
     }
 
+    /// Whether the module around `scope` declares a child module `name` (`mod name;` or an
+    /// inline `mod name { ... }` seen so far).
+    fn declares_module(&self, name: &str, scope: u32) -> bool {
+        let here = self.module_key_at(scope);
+        let child = format!("{here}::{name}");
+        self.facts.imports.iter().any(
+            |import| matches!(&import.binding, Binding::Module { module, .. } if *module == child),
+        ) || self.facts.symbols.iter().any(|symbol| {
+            symbol.kind == NodeKind::Mod
+                && symbol.name == name
+                && symbol.parent.is_some_and(|p| self.module_key_at(p) == here)
+        })
+    }
+
     /// The key of the module `scope` sits in: the file's, plus the inline `mod`s around it
     /// (`use super::*` inside `mod tests` names the file's module, not its parent).
     fn module_key_at(&self, scope: u32) -> String {
@@ -458,6 +504,13 @@ impl<'s> Walker<'s> {
             "crate" => self.crate_key.clone(),
             "self" => self.module_key_at(scope),
             "super" => parent_key(&self.module_key_at(scope)),
+            // A child module of this one (`mod inner;` then `pub use inner::Engine;`), else a
+            // crate named as written.
+            other if self.declares_module(other, scope) => {
+                let mut key = self.module_key_at(scope);
+                push_path(&mut key, other);
+                key
+            }
             other => other.to_string(),
         };
         for part in rest {
@@ -581,6 +634,21 @@ mod tests {
     }
 
     #[test]
+    fn a_use_of_a_child_module_is_relative_to_this_module() {
+        let source = "mod inner;\npub use inner::Engine;\nuse serde::Serialize;\n";
+        let facts = crate::lang::extract_file(&Rust, "core/src/lib.rs", source).expect("parses");
+        let modules: Vec<String> = facts
+            .imports
+            .iter()
+            .filter_map(|import| match &import.binding {
+                Binding::Member { module, member, .. } => Some(format!("{module} {member}")),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(modules, ["core/crate::inner Engine", "serde Serialize"]);
+    }
+
+    #[test]
     fn packages_are_crates_named_by_their_manifests() {
         let rust = Rust;
         assert_eq!(
@@ -589,18 +657,30 @@ mod tests {
         );
         assert_eq!(
             rust.package("bins/x/tests/cli.rs").as_deref(),
-            Some("bins/x/tests/cli.rs#crate")
+            Some("bins/x/tests/")
         );
         assert_eq!(
             rust.manifest("bins/x/crate").as_deref(),
             Some("bins/x/Cargo.toml")
         );
         assert_eq!(rust.manifest("crate").as_deref(), Some("Cargo.toml"));
-        assert_eq!(rust.manifest("bins/x/tests/cli.rs#crate"), None);
         let manifest = "[package]\nname = \"tg-shared\"\nversion = \"0.1.0\"\n\n[dependencies]\nname = \"no\"\n";
-        assert_eq!(rust.package_names(manifest), ["tg_shared"]);
-        let renamed = "[package]\nname = \"tg-x\"\n[lib]\nname = \"x_lib\"\npath = \"lib.rs\"\n";
-        assert_eq!(rust.package_names(renamed), ["x_lib"]);
+        assert_eq!(
+            rust.package_names(manifest),
+            [("tg_shared".to_string(), None)]
+        );
+        let renamed = "[package]\nname = 'tg-x'   # the x crate\n[lib]\nname = \"x_lib\"\npath = \"lib.rs\"\n";
+        assert_eq!(
+            rust.package_names(renamed),
+            [("x_lib".to_string(), Some("lib.rs".to_string()))]
+        );
+        assert_eq!(rust.package("tests/make.rs").as_deref(), Some("tests/"));
+        assert_eq!(
+            rust.package("tests/common/mod.rs").as_deref(),
+            Some("tests/")
+        );
+        assert_eq!(rust.manifest("tests/").as_deref(), Some("tests/Cargo.toml"));
+        assert_eq!(rust.package("build.rs").as_deref(), Some(""));
         assert!(rust.package_names("[workspace]\nmembers = []\n").is_empty());
     }
 
