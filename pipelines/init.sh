@@ -3,12 +3,15 @@
 # It gives the same final state (one JSON object on stdout) and the same artifacts in
 # .tldrgraph/; `tldrgraph init` adds the repository lock for the whole run and turns a stage's
 # failure into an error payload.
-#   usage: pipelines/init.sh [REPO]      env: TLDRGRAPH_BIN (directory of the binaries, with a
-#                                        trailing slash; default: found on PATH)
+#   usage: pipelines/init.sh [REPO [TG-PLAN FLAGS]]
+#   env:   TLDRGRAPH_BIN (directory of the binaries, with a trailing slash; default: PATH)
 set -euo pipefail
 root="${1:-.}"
 bin="${TLDRGRAPH_BIN:-}"
 "${bin}tldrgraph" contract "$root"
+# Flags for tg-plan (`--yes`, `--batch N`, `--limit N`, `--enrich off`) follow the repository.
+shift || true
 "${bin}tg-extract" --root "$root" "$root" \
   | "${bin}tg-classify" --root "$root" \
+  | "${bin}tg-plan" --root "$root" "$@" \
   | "${bin}tg-status" --root "$root"

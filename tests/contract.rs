@@ -86,7 +86,29 @@ fn an_agent_goes_from_needs_layers_to_done() {
     let contract_mtime = fs::metadata(store.join("AGENT_CONTRACT.md"))
         .and_then(|m| m.modified())
         .expect("mtime");
+    // Layers exist: the bottleneck plan asks before any token is spent.
     let (payload, code) = init_json(dir, &[]);
+    assert_eq!(code, 0);
+    assert_golden("needs_confirmation.python.json", &pretty(&payload));
+    assert_eq!(payload["status"], "needs_confirmation");
+    assert_eq!(payload["total_nodes"], 32);
+    let candidates = payload["candidates_count"].as_u64().expect("count");
+    assert!(candidates > 0);
+    assert_eq!(payload["planned_this_run"], candidates);
+    assert_eq!(payload["batch_size"], 200);
+    assert_eq!(payload["agent_rounds"], 1);
+    assert_eq!(
+        payload["next_action"],
+        format!("Ask user: 'TLDRGraph needs to enrich {candidates} architectural bottleneck symbols across 1 agent round(s). Proceed?'")
+    );
+    let (status, code) = status_code(dir);
+    assert_eq!(
+        (status["status"].as_str(), code),
+        (Some("needs_confirmation"), 11)
+    );
+
+    // The user says yes: approved, and with no enrichment stage yet the graph is done.
+    let (payload, code) = init_json(dir, &["--yes"]);
     assert_eq!(code, 0);
     assert_golden("done.python.json", &pretty(&payload));
     assert_eq!(payload["nodes_count"], 32);
@@ -148,7 +170,7 @@ fn bad_configs_are_located_errors_that_keep_the_previous_artifacts() {
     let (first, _) = init_json(dir, &[]);
     assert_eq!(first["status"], "needs_layers");
     write_config(dir, PYTHON_LAYERS);
-    assert_eq!(init_json(dir, &[]).0["status"], "done");
+    assert_eq!(init_json(dir, &["--yes"]).0["status"], "done");
     let store = dir.join(".tldrgraph");
     let snapshot = |name: &str| fs::read(store.join(name)).expect("artifact");
     let kept = ["graph.json", "layers.yaml", "state.json", "symbols.md"].map(snapshot);
@@ -213,7 +235,7 @@ fn the_original_tools_config_format_is_read() {
         dir,
         "utility_id: shared\nlayers:\n  - id: api\n    name: \"Layer 1: API\"\n    order: 1\n    rules:\n      - file_contains: [\"api.py\"]\n  - id: models\n    name: Models\n    order: 2\n    rules:\n      - label_ends_with: [\"save()\"]\n        type_in: [class]\n  - id: shared\n    name: Shared\n    order: 3\n    rules: []\n",
     );
-    let (payload, code) = init_json(dir, &[]);
+    let (payload, code) = init_json(dir, &["--enrich", "off"]);
     assert_eq!((payload["status"].as_str(), code), (Some("done"), 0));
     assert_eq!(payload["layers_count"], 3);
     let graph = graph(dir);
@@ -399,4 +421,77 @@ fn contract_check_tells_a_stale_file_from_a_current_one() {
     let check = run("tldrgraph", dir, &["contract", "--check"]);
     assert_eq!(check.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&check.stderr).contains("not what this build writes"));
+}
+
+#[test]
+fn approval_survives_reruns_asks_only_about_new_candidates_and_can_be_revoked() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    init_json(dir, &[]);
+    write_config(dir, PYTHON_LAYERS);
+    let (first, _) = init_json(dir, &[]);
+    assert_eq!(first["status"], "needs_confirmation");
+    let all = first["candidates_count"].as_u64().expect("count");
+    assert_eq!(init_json(dir, &["--yes"]).0["status"], "done");
+    assert_eq!(
+        init_json(dir, &[]).0["status"],
+        "done",
+        "approval survives a rerun"
+    );
+
+    let plan = run("tldrgraph", dir, &["plan", "--json", "--top", "1"]);
+    let plan: Value = serde_json::from_slice(&plan.stdout).expect("plan json");
+    assert_eq!(plan["candidates"].as_array().map(Vec::len), Some(1));
+    assert_eq!(plan["candidates"][0]["rank"], 1);
+    let human = String::from_utf8(run("tldrgraph", dir, &["plan"]).stdout).expect("utf-8");
+    assert!(human.contains("   1  "), "{human}");
+
+    // A new hub used from every other layer joins the plan: only it is asked about.
+    fs::write(
+        dir.join("pkg/models.py"),
+        fs::read_to_string(dir.join("pkg/models.py")).expect("read")
+            + "\n\ndef shared_hub(value):\n    \"\"\"Used everywhere.\"\"\"\n    return Model()\n",
+    )
+    .expect("write");
+    for (file, caller) in [
+        ("pkg/web.py", "web_uses"),
+        ("pkg/api.py", "api_uses"),
+        ("pkg/util.py", "util_uses"),
+    ] {
+        fs::write(
+            dir.join(file),
+            fs::read_to_string(dir.join(file)).expect("read")
+                + &format!(
+                    "\n\ndef {caller}():\n    from pkg.models import shared_hub\n    return shared_hub(1)\n"
+                ),
+        )
+        .expect("write");
+    }
+    let (again, _) = init_json(dir, &[]);
+    assert_eq!(again["status"], "needs_confirmation", "{again}");
+    let planned = again["planned_this_run"].as_u64().expect("planned");
+    assert!(
+        planned >= 1 && planned < again["candidates_count"].as_u64().expect("count"),
+        "{again}"
+    );
+    let plan: Value =
+        serde_json::from_slice(&run("tldrgraph", dir, &["plan", "--json"]).stdout).expect("plan");
+    assert!(
+        plan["candidates"]
+            .as_array()
+            .expect("candidates")
+            .iter()
+            .any(|c| c["id"] == "pkg/models.py::shared_hub"),
+        "{plan}"
+    );
+    assert_eq!(init_json(dir, &["--yes"]).0["status"], "done");
+
+    // Revoked: the whole plan is asked about again.
+    let revoke = run("tldrgraph", dir, &["approve", "--revoke"]);
+    assert!(revoke.status.success());
+    let (asked, _) = init_json(dir, &[]);
+    assert_eq!(asked["status"], "needs_confirmation");
+    assert!(asked["planned_this_run"].as_u64() >= Some(all));
+    // Zero-token mode reaches done without asking.
+    assert_eq!(init_json(dir, &["--enrich", "off"]).0["status"], "done");
 }

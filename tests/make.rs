@@ -7,7 +7,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use tg_integration::{copy_fixture, init_json, stage};
 
-const STAGES: [&str; 4] = ["tg-extract", "tg-classify", "tg-status", "tldrgraph"];
+const STAGES: [&str; 5] = [
+    "tg-extract",
+    "tg-classify",
+    "tg-plan",
+    "tg-status",
+    "tldrgraph",
+];
 
 struct Project {
     repo: tempfile::TempDir,
@@ -106,7 +112,13 @@ fn make_rebuilds_exactly_what_is_stale() {
     let dir = project.dir();
     assert_eq!(
         project.build(),
-        ["tg-extract", "tg-classify", "tg-status", "tldrgraph"]
+        [
+            "tg-extract",
+            "tg-classify",
+            "tg-plan",
+            "tg-status",
+            "tldrgraph"
+        ]
     );
     assert_eq!(project.state()["status"], "needs_layers");
 
@@ -133,7 +145,7 @@ fn make_rebuilds_exactly_what_is_stale() {
     );
     let (output, runs) = project.make(&["tldrgraph"], None);
     assert!(output.status.success());
-    assert_eq!(runs, ["tg-extract", "tg-classify", "tg-status"]);
+    assert_eq!(runs, ["tg-extract", "tg-classify", "tg-plan", "tg-status"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("(1 parsed, 5 cached"), "{stderr}");
 
@@ -145,18 +157,25 @@ fn make_rebuilds_exactly_what_is_stale() {
     .expect("config");
     let (output, runs) = project.make(&["-j4", "tldrgraph"], None);
     assert!(output.status.success());
-    assert_eq!(runs, ["tg-classify", "tg-status"]);
-    assert_eq!(project.state()["status"], "done");
-    assert_eq!(project.state()["layers_count"], 4);
+    assert_eq!(runs, ["tg-classify", "tg-plan", "tg-status"]);
+    // Layers exist, so the plan asks for approval (make never approves on the user's behalf).
+    assert_eq!(project.state()["status"], "needs_confirmation");
+    assert!(project.state()["candidates_count"].as_u64() > Some(0));
 
     // A new file and a deleted file re-run extraction.
     fs::write(dir.join("pkg/extra.py"), "def extra():\n    pass\n").expect("write");
-    assert_eq!(project.build(), ["tg-extract", "tg-classify", "tg-status"]);
+    assert_eq!(
+        project.build(),
+        ["tg-extract", "tg-classify", "tg-plan", "tg-status"]
+    );
     // 32 nodes, the function added to util.py, and extra.py's module and function.
-    assert_eq!(project.state()["nodes_count"], 35);
+    assert_eq!(project.state()["total_nodes"], 35);
     fs::remove_file(dir.join("pkg/extra.py")).expect("rm");
-    assert_eq!(project.build(), ["tg-extract", "tg-classify", "tg-status"]);
-    assert_eq!(project.state()["nodes_count"], 33);
+    assert_eq!(
+        project.build(),
+        ["tg-extract", "tg-classify", "tg-plan", "tg-status"]
+    );
+    assert_eq!(project.state()["total_nodes"], 33);
     assert!(project.build().is_empty());
 }
 
@@ -185,7 +204,7 @@ fn a_stage_killed_mid_way_leaves_nothing_that_looks_up_to_date() {
     );
 
     // The next build picks up where the dead one stopped.
-    assert_eq!(project.build(), ["tg-classify", "tg-status"]);
+    assert_eq!(project.build(), ["tg-classify", "tg-plan", "tg-status"]);
     assert_eq!(project.state()["extracted_symbols_count"], 27);
     assert!(project.build().is_empty());
 }
@@ -264,18 +283,22 @@ fn make_recovers_a_deleted_stream_and_tracks_the_config_and_leaves_the_default_g
         &config,
     )
     .expect("config");
-    assert_eq!(project.build(), ["tg-classify", "tg-status"]);
+    assert_eq!(project.build(), ["tg-classify", "tg-plan", "tg-status"]);
     append(&config, "# a comment only\n");
-    assert_eq!(project.build(), ["tg-classify", "tg-status"]);
+    assert_eq!(project.build(), ["tg-classify", "tg-plan", "tg-status"]);
     let status = Command::new(stage("tldrgraph"))
         .args(["status", "--exit-code"])
         .current_dir(dir)
         .output()
         .expect("status");
-    assert_eq!(status.status.code(), Some(0), "fresh after make");
+    assert_eq!(
+        status.status.code(),
+        Some(11),
+        "fresh after make (needs_confirmation, not stale)"
+    );
 
     // Removing the config goes back to one bucket.
     fs::remove_file(&config).expect("rm");
-    assert_eq!(project.build(), ["tg-classify", "tg-status"]);
+    assert_eq!(project.build(), ["tg-classify", "tg-plan", "tg-status"]);
     assert_eq!(project.state()["status"], "needs_layers");
 }

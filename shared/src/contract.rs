@@ -9,12 +9,13 @@ use serde_json::{Map, Value};
 /// The blocking states, in the order of the stages that emit them; `tg-status` reports the first.
 pub const BLOCKING_ORDER: [&str; 4] = [
     NEEDS_LAYERS,
-    "needs_confirmation",
+    NEEDS_CONFIRMATION,
     "needs_enrichment",
     "needs_embeddings",
 ];
 
 pub const NEEDS_LAYERS: &str = "needs_layers";
+pub const NEEDS_CONFIRMATION: &str = "needs_confirmation";
 pub const DONE: &str = "done";
 pub const ERROR: &str = "error";
 
@@ -50,6 +51,35 @@ pub struct NeedsLayers {
     pub symbols_overview: String,
     /// Where the config goes.
     pub config_path: String,
+}
+
+/// Bottleneck candidates need intents the user has not approved spending tokens on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NeedsConfirmation {
+    pub total_nodes: u64,
+    pub candidates_count: u64,
+    pub planned_this_run: u64,
+    pub batch_size: u64,
+    pub agent_rounds: u64,
+    pub next_action: String,
+    /// The command that records the user's yes.
+    pub approve_command: String,
+}
+
+/// `next_action` of `needs_confirmation`, word for word as the contract gives it. "round(s)" is
+/// kept as written whatever the count, so agents can match the sentence literally.
+pub fn confirmation_action(planned: u64, rounds: u64) -> String {
+    format!(
+        "Ask user: 'TLDRGraph needs to enrich {planned} architectural bottleneck symbols across {rounds} agent round(s). Proceed?'"
+    )
+}
+
+/// `ceil(planned / batch)`; 0 when nothing is planned.
+pub fn agent_rounds(planned: u64, batch: u64) -> u64 {
+    if batch == 0 {
+        return 0;
+    }
+    planned.div_ceil(batch)
 }
 
 /// Everything is up to date.
@@ -122,5 +152,13 @@ mod tests {
         assert_eq!(blocking_rank("needs_layers"), Some(0));
         assert_eq!(blocking_rank("needs_embeddings"), Some(3));
         assert_eq!(blocking_rank(DONE), None);
+        assert_eq!(agent_rounds(0, 200), 0);
+        assert_eq!(agent_rounds(200, 200), 1);
+        assert_eq!(agent_rounds(201, 200), 2);
+        assert_eq!(agent_rounds(5, 500), 1);
+        assert_eq!(
+            confirmation_action(12, 1),
+            "Ask user: 'TLDRGraph needs to enrich 12 architectural bottleneck symbols across 1 agent round(s). Proceed?'"
+        );
     }
 }

@@ -37,6 +37,7 @@ pub enum Record {
     Edge(Edge),
     Diagnostic(Diagnostic),
     Layer(LayerRecord),
+    Candidate(Candidate),
     Status(Status),
     Summary(Summary),
 }
@@ -50,6 +51,7 @@ impl Record {
         "edge",
         "diagnostic",
         "layer",
+        "candidate",
         "status",
         "summary",
     ];
@@ -291,6 +293,33 @@ pub struct LayerRecord {
     /// The catch-all layer (`default_layer`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub default: bool,
+}
+
+/// An architectural bottleneck symbol worth an intent, written by tg-plan: its rank (1 is the
+/// first), its score, why it was chosen, and the graph metrics behind it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    pub id: String,
+    pub rank: u32,
+    pub score: f64,
+    pub reasons: Vec<String>,
+    pub metrics: CandidateMetrics,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CandidateMetrics {
+    /// Distinct symbols and modules depending on it (calls, imports, inherits).
+    pub fan_in: u32,
+    /// Distinct symbols and modules it depends on.
+    pub fan_out: u32,
+    /// Distinct neighbours (either direction) in another layer.
+    pub cross_layer_degree: u32,
+    /// Layers other than its own that depend on it.
+    pub calling_layers: u32,
+    /// Betweenness centrality, normalised to [0, 1] by the largest in the graph.
+    pub betweenness: f64,
+    /// PageRank, normalised to [0, 1] by the largest in the graph.
+    pub pagerank: f64,
 }
 
 /// A contract state (`needs_layers`, ..., `done`) with its payload fields flattened beside it;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 /// An architectural map of a repository for coding agents.
 ///
-/// `tldrgraph init --json` runs the pipeline (tg-extract | tg-classify | tg-status) and prints
+/// `tldrgraph init --json` runs the pipeline (tg-extract | tg-classify | tg-plan | tg-status) and prints
 /// the contract state; `.tldrgraph/AGENT_CONTRACT.md` describes the whole loop.
 ///
 /// Exit codes: 0 the command did what was asked, whatever the state; 2 bad arguments;
@@ -40,6 +40,34 @@ pub enum Command {
     Install(InstallArgs),
     /// Remove what `install` wrote (user text around the managed blocks is left as it was).
     Uninstall(InstallArgs),
+    /// Show the ranked bottleneck candidates of the last build (read-only).
+    Plan(PlanArgs),
+    /// Show what the user approved for enrichment; `--revoke` withdraws it.
+    Approve(ApproveArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// The repository (default: the git top level, else the current directory).
+    pub path: Option<PathBuf>,
+
+    /// Print the plan as JSON.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Show only the first N candidates.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct ApproveArgs {
+    /// The repository (default: the git top level, else the current directory).
+    pub path: Option<PathBuf>,
+
+    /// Withdraw the approval: the next `init` asks again.
+    #[arg(long)]
+    pub revoke: bool,
 }
 
 #[derive(Debug, Args)]

@@ -41,7 +41,8 @@ const GITIGNORE_BLOCK: &str = ".tldrgraph/cache/
 .tldrgraph/graph.json
 .tldrgraph/state.json
 .tldrgraph/layers.yaml
-.tldrgraph/symbols.md";
+.tldrgraph/symbols.md
+.tldrgraph/plan.json";
 
 const COMMAND_FILE: &str = "---
 description: Build or refresh tldrgraph's architectural map of this repository

@@ -6,7 +6,7 @@ pub mod install;
 pub mod pipeline;
 pub mod render;
 
-use cli::{Cli, Command, ContractArgs, InitArgs, InstallArgs, StatusArgs};
+use cli::{ApproveArgs, Cli, Command, ContractArgs, InitArgs, InstallArgs, PlanArgs, StatusArgs};
 use pipeline::Stage;
 use serde_json::{json, Value};
 use std::ffi::OsString;
@@ -17,8 +17,8 @@ use tg_shared::stage::{Failure, Output};
 use tg_shared::store::{self, Store, LOCK_HELD_ENV};
 
 /// The stages of `tldrgraph init`, in pipeline order. Stages whose issues have not landed yet
-/// (tg-plan, tg-enrich, tg-embed) join this list when they do.
-pub const INIT_STAGES: [&str; 3] = ["tg-extract", "tg-classify", "tg-status"];
+/// (tg-enrich, tg-embed) join this list when they do.
+pub const INIT_STAGES: [&str; 4] = ["tg-extract", "tg-classify", "tg-plan", "tg-status"];
 
 /// The agent's guide, written into `.tldrgraph/` by `init`.
 pub const CONTRACT_FILE: &str = "AGENT_CONTRACT.md";
@@ -32,6 +32,8 @@ pub fn run(cli: &Cli) -> i32 {
         Command::Contract(args) => contract(args),
         Command::Install(args) => install_command(args, true),
         Command::Uninstall(args) => install_command(args, false),
+        Command::Plan(args) => plan_command(args),
+        Command::Approve(args) => approve_command(args),
     }
 }
 
@@ -232,6 +234,7 @@ fn init(args: &InitArgs) -> i32 {
         );
         return fail(failure, None);
     }
+    let init_args = args;
     let root_arg = || -> Vec<OsString> { vec!["--root".into(), root.clone().into_os_string()] };
     let stages: Vec<Stage> = located
         .into_iter()
@@ -239,6 +242,9 @@ fn init(args: &InitArgs) -> i32 {
             let mut args = root_arg();
             if name == "tg-extract" {
                 args.push(root.clone().into_os_string());
+            }
+            if name == "tg-plan" {
+                args.extend(plan_args(init_args));
             }
             Stage { name, exe, args }
         })
@@ -249,6 +255,24 @@ fn init(args: &InitArgs) -> i32 {
     }
 }
 
+/// The flags of `init` that tg-plan owns.
+fn plan_args(args: &InitArgs) -> Vec<OsString> {
+    let mut out: Vec<OsString> = Vec::new();
+    if let Some(batch) = args.batch {
+        out.extend(["--batch".into(), batch.to_string().into()]);
+    }
+    if let Some(limit) = args.limit {
+        out.extend(["--limit".into(), limit.to_string().into()]);
+    }
+    if args.yes {
+        out.push("--yes".into());
+    }
+    if args.enrich == Some(cli::Enrich::Off) {
+        out.extend(["--enrich".into(), "off".into()]);
+    }
+    out
+}
+
 /// Flags for stages this build does not have yet are accepted (so agent scripts need no change
 /// when the stages land) and said to do nothing, on stderr.
 fn warn_unused_flags(args: &InitArgs) {
@@ -256,7 +280,7 @@ fn warn_unused_flags(args: &InitArgs) {
         (args.batch.is_some(), "--batch", "tg-plan"),
         (args.limit.is_some(), "--limit", "tg-plan"),
         (args.yes, "--yes", "tg-plan"),
-        (args.enrich.is_some(), "--enrich", "tg-enrich"),
+        (args.enrich.is_some(), "--enrich", "tg-plan"),
         (args.embeddings.is_some(), "--embeddings", "tg-embed"),
     ];
     for (given, flag, stage) in unused {
@@ -399,6 +423,112 @@ fn install_command(args: &InstallArgs, installing: bool) -> i32 {
         }
         Err(message) => {
             eprintln!("tldrgraph: error: {message}");
+            exit::CANT_CREATE
+        }
+    }
+}
+
+/// Prints `text` on stdout; the exit code.
+fn print(text: &str) -> i32 {
+    let mut out = Output::new(None);
+    match out.line(text.trim_end()).and_then(|()| out.finish()) {
+        Ok(()) => exit::OK,
+        Err(failure) => failure.code,
+    }
+}
+
+fn plan_command(args: &PlanArgs) -> i32 {
+    let root = match repository(args.path.as_deref()) {
+        Ok(root) => root,
+        Err(failure) => {
+            failure.report("tldrgraph");
+            return failure.code;
+        }
+    };
+    let path = Store::at_root(&root).path("plan.json");
+    let plan: Value = match std::fs::read(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|b| serde_json::from_slice(&b).map_err(|e| format!("line {}: {e}", e.line())))
+    {
+        Ok(plan) => plan,
+        Err(err) => {
+            eprintln!(
+                "tldrgraph: error: no plan to show ({}: {err}); run `tldrgraph init` once layers exist",
+                path.display()
+            );
+            return exit::NO_INPUT;
+        }
+    };
+    let mut candidates: Vec<Value> = plan["candidates"].as_array().cloned().unwrap_or_default();
+    if let Some(top) = args.top {
+        candidates.truncate(top);
+    }
+    if args.json {
+        let mut shown = plan.clone();
+        shown["candidates"] = Value::Array(candidates);
+        return print(&shown.to_string());
+    }
+    let mut text = format!(
+        "{} candidates of {} eligible symbols; {} of {} cross-layer calls covered\n",
+        plan["candidates"].as_array().map_or(0, Vec::len),
+        plan["eligible"],
+        plan["covered_calls"],
+        plan["cross_layer_calls"]
+    );
+    for c in &candidates {
+        let reasons: Vec<&str> = c["reasons"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        text.push_str(&format!(
+            "{:>4}  {:.3}  {}  ({})\n",
+            c["rank"].as_u64().unwrap_or(0),
+            c["score"].as_f64().unwrap_or(0.0),
+            c["id"].as_str().unwrap_or(""),
+            reasons.join("; ")
+        ));
+    }
+    print(&text)
+}
+
+fn approve_command(args: &ApproveArgs) -> i32 {
+    let root = match repository(args.path.as_deref()) {
+        Ok(root) => root,
+        Err(failure) => {
+            failure.report("tldrgraph");
+            return failure.code;
+        }
+    };
+    let store = Store::at_root(&root);
+    let path = store.path("approval.json");
+    if !args.revoke {
+        let approved = std::fs::read(&path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .and_then(|v| v["ids"].as_array().map(Vec::len));
+        return print(&match approved {
+            Some(n) => format!(
+                "{n} symbols approved for enrichment; `tldrgraph approve --revoke` withdraws it"
+            ),
+            None => {
+                "nothing approved; `tldrgraph init --yes` approves the current plan".to_string()
+            }
+        });
+    }
+    let _lock = match store.try_lock() {
+        Ok(Some(lock)) => lock,
+        _ => {
+            eprintln!("tldrgraph: error: another run holds the repository lock; try again");
+            return exit::LOCKED;
+        }
+    };
+    match std::fs::remove_file(&path) {
+        Ok(()) => print("approval revoked; the next `tldrgraph init` asks again"),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => print("nothing was approved"),
+        Err(err) => {
+            eprintln!("tldrgraph: error: cannot remove {}: {err}", path.display());
             exit::CANT_CREATE
         }
     }

@@ -159,6 +159,37 @@ pub struct LayerConfig {
     pub layers: Vec<Layer>,
     /// Index into `layers` of the catch-all.
     pub default: usize,
+    /// The `plan:` section: how tg-plan selects bottleneck symbols.
+    pub plan: PlanSettings,
+}
+
+/// `plan:` in layers.config.yaml; every key optional. Read by tg-plan; flags override it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PlanSettings {
+    /// Symbols shorter than this many lines that call nothing are trivial, never candidates.
+    pub min_lines: u32,
+    /// Consider symbols of the default (catch-all) layer too.
+    pub include_default_layer: bool,
+    /// Consider test code too.
+    pub include_tests: bool,
+    /// Stop adding symbols for cross-layer coverage once this share of cross-layer dependency
+    /// edges has a selected endpoint.
+    pub coverage: f64,
+    /// Never select more than this share of the eligible symbols.
+    pub max_share: f64,
+}
+
+impl Default for PlanSettings {
+    fn default() -> Self {
+        PlanSettings {
+            min_lines: 3,
+            include_default_layer: false,
+            include_tests: false,
+            coverage: 0.8,
+            max_share: 0.25,
+        }
+    }
 }
 
 impl LayerConfig {
@@ -177,6 +208,7 @@ impl LayerConfig {
                 matcher: Matcher::Nothing,
             }],
             default: 0,
+            plan: PlanSettings::default(),
         }
     }
 
@@ -368,6 +400,8 @@ struct RawConfig {
     version: u32,
     default_layer: String,
     layers: Vec<RawLayer>,
+    #[serde(default)]
+    plan: PlanSettings,
 }
 
 #[derive(Debug, Deserialize)]
@@ -410,13 +444,25 @@ fn parse_native(ctx: &Ctx) -> Result<LayerConfig, ConfigError> {
             matcher,
         });
     }
-    finish(
+    let plan = raw.plan;
+    for (key, value) in [("coverage", plan.coverage), ("max_share", plan.max_share)] {
+        if !(value > 0.0 && value <= 1.0) {
+            return Err(ctx.error(
+                ctx.at(key, &value.to_string(), 0),
+                format!("plan.{key} is {value}; it is a share of symbols or edges"),
+                format!("write a number above 0 and at most 1, e.g. `{key}: 0.8`"),
+            ));
+        }
+    }
+    let mut config = finish(
         ctx,
         Format::Native,
         layers,
         &raw.default_layer,
         "default_layer",
-    )
+    )?;
+    config.plan = plan;
+    Ok(config)
 }
 
 /// Checks what spans layers (ids, orders, the default, dependencies) and sorts by order.
@@ -493,6 +539,7 @@ pub(crate) fn finish(
         format,
         layers,
         default,
+        plan: PlanSettings::default(),
     })
 }
 

@@ -1,0 +1,77 @@
+//! `.tldrgraph/approval.json`: which candidates the user approved spending tokens on.
+//!
+//! Keyed by a hash of the approved ids, with the batch size and limit in force; it survives
+//! until revoked (`tldrgraph approve --revoke` deletes it). A file that cannot be read as an
+//! approval (bad JSON, a hash that does not match its ids) is reported and counts as no
+//! approval: never as approval.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::path::Path;
+use tg_shared::hash::Hasher;
+use tg_shared::store;
+
+pub const APPROVAL_FILE: &str = "approval.json";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Approval {
+    pub version: u32,
+    pub ids_hash: String,
+    pub ids: Vec<String>,
+    pub batch: u64,
+    pub limit: Option<u64>,
+}
+
+/// What the approval file says.
+#[derive(Debug)]
+pub enum Loaded {
+    None,
+    Approved(BTreeSet<String>),
+    /// Unreadable: the message (with its line) for a diagnostic.
+    Malformed(String),
+}
+
+pub fn ids_hash(ids: &BTreeSet<String>) -> String {
+    let mut hasher = Hasher::new();
+    for id in ids {
+        hasher.update(id.as_bytes()).update(b"\n");
+    }
+    hasher.finish()
+}
+
+pub fn load(path: &Path) -> Loaded {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Loaded::None,
+        Err(err) => return Loaded::Malformed(format!("cannot read it: {err}")),
+    };
+    let approval: Approval = match serde_json::from_slice(&bytes) {
+        Ok(approval) => approval,
+        Err(err) => return Loaded::Malformed(format!("line {}: {err}", err.line())),
+    };
+    let ids: BTreeSet<String> = approval.ids.into_iter().collect();
+    if approval.version != 1 || ids_hash(&ids) != approval.ids_hash {
+        return Loaded::Malformed(
+            "its ids_hash does not match its ids (edited by hand?)".to_string(),
+        );
+    }
+    Loaded::Approved(ids)
+}
+
+pub fn save(
+    path: &Path,
+    ids: &BTreeSet<String>,
+    batch: u64,
+    limit: Option<u64>,
+) -> std::io::Result<()> {
+    let approval = Approval {
+        version: 1,
+        ids_hash: ids_hash(ids),
+        ids: ids.iter().cloned().collect(),
+        batch,
+        limit,
+    };
+    let text = serde_json::to_string_pretty(&approval).map_err(std::io::Error::other)? + "\n";
+    store::write_if_changed(path, text.as_bytes()).map(|_| ())
+}

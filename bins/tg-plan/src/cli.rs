@@ -1,0 +1,78 @@
+//! Command-line options.
+
+use clap::{Parser, ValueEnum};
+use std::path::PathBuf;
+
+/// Rank the architectural bottleneck symbols of a classified stream and ask for approval
+/// before any token is spent on summarising them.
+///
+/// Passes the stream through, appends one `candidate` record per selected symbol (ranked, with
+/// reasons and metrics) and, when candidates still need an intent the user has not approved,
+/// a `needs_confirmation` status. Writes `.tldrgraph/plan.json`; `--yes` records approval in
+/// `.tldrgraph/approval.json`. Before layers exist (a `needs_layers` status upstream) it ranks
+/// nothing.
+///
+/// Exit codes: 0 done, 2 bad arguments, 65 a malformed or truncated stream or a bad config,
+/// 66 an input that does not exist, 73 an artifact cannot be written, 74 other I/O.
+#[derive(Debug, Parser)]
+#[command(name = "tg-plan", version)]
+pub struct Cli {
+    /// Repository root, where `.tldrgraph/` lives (default: the git top level, else the
+    /// current directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+
+    /// Read the stream from FILE instead of stdin.
+    #[arg(short, long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+
+    /// Write the stream to FILE (only if its content changed) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Symbols per enrichment batch (an agent round).
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch: u64,
+
+    /// Enrich at most N symbols this run (0: none, so nothing to confirm).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+
+    /// Approve the current candidates (recorded in .tldrgraph/approval.json).
+    #[arg(long)]
+    pub yes: bool,
+
+    /// `off`: zero-token mode, no confirmation and no enrichment; the plan is still written.
+    #[arg(long, value_enum, default_value_t = Enrich::Auto)]
+    pub enrich: Enrich,
+
+    /// Override `plan.min_lines` of the config.
+    #[arg(long, value_name = "N")]
+    pub min_lines: Option<u32>,
+
+    /// Override `plan.include_tests` of the config.
+    #[arg(long)]
+    pub include_tests: bool,
+
+    /// Override `plan.include_default_layer` of the config.
+    #[arg(long)]
+    pub include_default_layer: bool,
+
+    /// Override `plan.coverage` of the config (0 < share <= 1).
+    #[arg(long, value_name = "SHARE")]
+    pub coverage: Option<f64>,
+
+    /// Override `plan.max_share` of the config (0 < share <= 1).
+    #[arg(long, value_name = "SHARE")]
+    pub max_share: Option<f64>,
+
+    /// Print nothing on stderr but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Enrich {
+    Off,
+    Auto,
+}

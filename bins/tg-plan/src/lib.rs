@@ -1,0 +1,267 @@
+//! tg-plan: the architectural bottleneck symbols worth an intent, and the user's approval
+//! before any token is spent on them (DESIGN.md §4; the selection rules are in [`select`]).
+//!
+//! Stream: every record passes through in order, except the candidate records, the
+//! `needs_confirmation` status and the summary of an earlier tg-plan, which are replaced. At the
+//! end come the `candidate` records (by rank), `needs_confirmation` when approved candidates are
+//! missing, and this stage's summary.
+
+pub mod approval;
+pub mod cli;
+pub mod metrics;
+pub mod select;
+
+use cli::{Cli, Enrich};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use tg_shared::contract::{self, NeedsConfirmation};
+use tg_shared::exit;
+use tg_shared::layers::{self, PlanSettings, CONFIG_FILE};
+use tg_shared::record::{Candidate, Diagnostic, EdgeKind, Level, Record, Summary};
+use tg_shared::stage::{Failure, Input, Output, StreamCheck};
+use tg_shared::store::{self, Store, STORE_DIR};
+
+/// This stage's name, in its summary record.
+pub const STAGE: &str = "tg-plan";
+/// The ranked candidates, for `tldrgraph plan`.
+pub const PLAN_FILE: &str = "plan.json";
+
+/// `.tldrgraph/plan.json`.
+#[derive(Debug, Serialize)]
+pub struct PlanFile<'a> {
+    pub eligible: u64,
+    pub cross_layer_calls: u64,
+    pub covered_calls: u64,
+    pub betweenness_covered: f64,
+    pub betweenness: &'a str,
+    pub candidates: &'a [Candidate],
+}
+
+fn settings(cli: &Cli, store: &Store) -> Result<PlanSettings, Failure> {
+    let path = store.path(CONFIG_FILE);
+    let mut settings = match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let shown = std::path::PathBuf::from(STORE_DIR).join(CONFIG_FILE);
+            layers::parse(&shown, &text)
+                .map_err(|e| Failure::new(exit::DATA, e.to_string()).with_hint(e.hint))?
+                .plan
+        }
+        Err(_) => PlanSettings::default(),
+    };
+    if let Some(n) = cli.min_lines {
+        settings.min_lines = n;
+    }
+    settings.include_tests |= cli.include_tests;
+    settings.include_default_layer |= cli.include_default_layer;
+    for (flag, value, slot) in [
+        ("--coverage", cli.coverage, &mut settings.coverage),
+        ("--max-share", cli.max_share, &mut settings.max_share),
+    ] {
+        if let Some(value) = value {
+            if !(value > 0.0 && value <= 1.0) {
+                return Err(Failure::new(
+                    exit::USAGE,
+                    format!("{flag} {value}: a share above 0 and at most 1"),
+                ));
+            }
+            *slot = value;
+        }
+    }
+    Ok(settings)
+}
+
+fn artifact_failure(path: &std::path::Path, err: &std::io::Error) -> Failure {
+    Failure::new(
+        exit::CANT_CREATE,
+        format!("cannot write {}: {err}", path.display()),
+    )
+}
+
+pub fn run(cli: &Cli) -> Result<(), Failure> {
+    let (_, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
+    let settings = settings(cli, &store)?;
+    let mut input = Input::open(cli.input.as_deref())?;
+    let mut output = Output::new(cli.output.as_deref());
+    let mut stream = StreamCheck::default();
+    let mut plan_input = select::PlanInput::default();
+    let mut index: FxHashMap<String, u32> = FxHashMap::default();
+    // Per node: whether its intent is current (written for its present source).
+    let mut current_intent: Vec<bool> = Vec::new();
+    let mut layers_missing = false;
+    let mut total_nodes = 0u64;
+    while let Some(item) = input.next_item(&mut stream) {
+        let item = item?;
+        match &item.record {
+            Some(Record::Node(node)) => {
+                total_nodes += 1;
+                if !index.contains_key(&node.id) {
+                    index.insert(node.id.clone(), plan_input.nodes.len() as u32);
+                    plan_input.nodes.push(select::PlanNode {
+                        id: node.id.clone(),
+                        kind: node.kind,
+                        file: node.file.clone(),
+                        lines: node.line_end.saturating_sub(node.line_start) + 1,
+                        layer: node.layer.clone(),
+                    });
+                    current_intent.push(
+                        node.intent.is_some() && node.intent_hash.as_deref() == Some(&node.hash),
+                    );
+                }
+            }
+            Some(Record::Edge(edge))
+                if matches!(
+                    edge.kind,
+                    EdgeKind::Calls | EdgeKind::Imports | EdgeKind::Inherits
+                ) =>
+            {
+                if let (Some(&s), Some(&d)) = (index.get(&edge.src), index.get(&edge.dst)) {
+                    plan_input.edges.push((s, d, edge.kind));
+                }
+            }
+            Some(Record::Layer(layer)) if layer.default => {
+                plan_input.default_layer = Some(layer.id.clone());
+            }
+            Some(Record::Status(status)) if status.status == contract::NEEDS_LAYERS => {
+                layers_missing = true;
+            }
+            _ => {}
+        }
+        // Ours, from an earlier tg-plan in the same pipeline: replaced below.
+        let ours = match &item.record {
+            Some(Record::Candidate(_)) => true,
+            Some(Record::Status(status)) => status.status == contract::NEEDS_CONFIRMATION,
+            Some(Record::Summary(summary)) => summary.stage == STAGE,
+            _ => false,
+        };
+        if !ours {
+            output.line(&item.raw)?;
+        }
+        if output.is_closed() {
+            return Ok(());
+        }
+    }
+    stream.finish(&input.name)?;
+
+    let mut counts: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+    if layers_missing {
+        // Nothing to rank before the layers exist: the agent designs them first.
+        counts.insert("ranked".into(), false.into());
+        output.record(&Record::Summary(Summary {
+            stage: STAGE.into(),
+            counts,
+        }))?;
+        return output.finish();
+    }
+
+    let started = std::time::Instant::now();
+    let plan = select::plan(&plan_input, &settings);
+    let ranking_time = started.elapsed();
+    let needing: BTreeSet<String> = plan
+        .candidates
+        .iter()
+        .filter(|c| {
+            index
+                .get(&c.id)
+                .is_some_and(|&i| !current_intent[i as usize])
+        })
+        .map(|c| c.id.clone())
+        .collect();
+
+    // Artifacts first: if they cannot be written, the stream has no summary of ours and the
+    // stages after this one commit nothing.
+    let _lock = store
+        .lock()
+        .map_err(|e| artifact_failure(&store.lock_path(), &e))?;
+    let plan_file = PlanFile {
+        eligible: plan.eligible,
+        cross_layer_calls: plan.cross_layer_calls,
+        covered_calls: plan.covered_calls,
+        betweenness_covered: plan.betweenness_covered,
+        betweenness: &plan.betweenness,
+        candidates: &plan.candidates,
+    };
+    let plan_json = serde_json::to_string_pretty(&plan_file)
+        .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise the plan: {e}")))?
+        + "\n";
+    let plan_path = store.path(PLAN_FILE);
+    store::write_if_changed(&plan_path, plan_json.as_bytes())
+        .map_err(|e| artifact_failure(&plan_path, &e))?;
+    let approval_path = store.path(approval::APPROVAL_FILE);
+    let mut diagnostics = Vec::new();
+    let mut approved = match approval::load(&approval_path) {
+        approval::Loaded::None => BTreeSet::new(),
+        approval::Loaded::Approved(ids) => ids,
+        approval::Loaded::Malformed(message) => {
+            diagnostics.push(Diagnostic {
+                level: Level::Warning,
+                file: Some(format!("{STORE_DIR}/{}", approval::APPROVAL_FILE)),
+                line: None,
+                code: "bad_approval".into(),
+                message: format!(
+                    "ignored, counted as no approval: {message}; run `tldrgraph init --yes` again"
+                ),
+            });
+            BTreeSet::new()
+        }
+    };
+    if cli.yes && cli.enrich == Enrich::Auto {
+        approved.extend(needing.iter().cloned());
+        approval::save(&approval_path, &approved, cli.batch, cli.limit)
+            .map_err(|e| artifact_failure(&approval_path, &e))?;
+    }
+    drop(_lock);
+
+    for candidate in &plan.candidates {
+        output.record(&Record::Candidate(candidate.clone()))?;
+    }
+    for diagnostic in diagnostics {
+        output.record(&Record::Diagnostic(diagnostic))?;
+    }
+    let unapproved = needing.difference(&approved).count() as u64;
+    let planned = unapproved.min(cli.limit.unwrap_or(u64::MAX));
+    let blocked = cli.enrich == Enrich::Auto && planned > 0;
+    if blocked {
+        let rounds = contract::agent_rounds(planned, cli.batch);
+        let payload = NeedsConfirmation {
+            total_nodes,
+            candidates_count: plan.candidates.len() as u64,
+            planned_this_run: planned,
+            batch_size: cli.batch,
+            agent_rounds: rounds,
+            next_action: contract::confirmation_action(planned, rounds),
+            approve_command: "tldrgraph init --json --yes".into(),
+        };
+        output.record(&Record::Status(contract::status(
+            contract::NEEDS_CONFIRMATION,
+            &payload,
+        )))?;
+    }
+    counts.insert("ranked".into(), true.into());
+    counts.insert("candidates".into(), (plan.candidates.len() as u64).into());
+    counts.insert("eligible".into(), plan.eligible.into());
+    counts.insert("cross_layer_calls".into(), plan.cross_layer_calls.into());
+    counts.insert("covered_calls".into(), plan.covered_calls.into());
+    counts.insert(
+        "approved".into(),
+        (needing.len() as u64 - unapproved).into(),
+    );
+    counts.insert("needing_intent".into(), (needing.len() as u64).into());
+    output.record(&Record::Summary(Summary {
+        stage: STAGE.into(),
+        counts,
+    }))?;
+    output.finish()?;
+    if !cli.quiet {
+        eprintln!(
+            "tg-plan: {} candidates of {} eligible symbols; {}/{} cross-layer calls covered; ranked in {:.2}s ({} betweenness)",
+            plan.candidates.len(),
+            plan.eligible,
+            plan.covered_calls,
+            plan.cross_layer_calls,
+            ranking_time.as_secs_f64(),
+            plan.betweenness
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,185 @@
+//! tg-plan on a small graph of known structure, run as a real process.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// A node record.
+fn node(id: &str, layer: &str, lines: u32) -> String {
+    let file = id.split("::").next().unwrap_or(id);
+    let name = id.rsplit("::").next().unwrap_or(id);
+    format!(
+        r#"{{"type":"node","id":"{id}","kind":"function","name":"{name}","file":"{file}","line_start":1,"line_end":{lines},"hash":"h-{name}","layer":"{layer}"}}"#
+    )
+}
+
+fn call(src: &str, dst: &str) -> String {
+    format!(r#"{{"type":"edge","kind":"calls","src":"{src}","dst":"{dst}","line":1,"count":1}}"#)
+}
+
+/// A hub called from three layers (and from the catch-all), a chain a → bridge → c through one
+/// bridge function, an isolated one-line helper, and a symbol of the catch-all layer.
+fn stream() -> String {
+    let mut lines =
+        vec![r#"{"type":"header","schema":"1.0","producer":"test","root":"."}"#.to_string()];
+    for (id, layer, len) in [
+        ("a/x.py::fa", "a", 5),
+        ("a/x.py::start", "a", 5),
+        ("b/y.py::fb", "b", 5),
+        ("c/z.py::fc", "c", 5),
+        ("c/z.py::end", "c", 5),
+        ("core/hub.py::hub", "core", 9),
+        ("core/bridge.py::bridge", "core", 6),
+        ("core/util.py::helper", "core", 1),
+        ("shared/s.py::misc", "shared", 5),
+    ] {
+        lines.push(node(id, layer, len));
+    }
+    for (src, dst) in [
+        ("a/x.py::fa", "core/hub.py::hub"),
+        ("b/y.py::fb", "core/hub.py::hub"),
+        ("c/z.py::fc", "core/hub.py::hub"),
+        ("shared/s.py::misc", "core/hub.py::hub"),
+        ("a/x.py::start", "core/bridge.py::bridge"),
+        ("core/bridge.py::bridge", "c/z.py::end"),
+    ] {
+        lines.push(call(src, dst));
+    }
+    lines.push(
+        r#"{"type":"layer","id":"shared","name":"Shared","order":9,"nodes":1,"default":true}"#
+            .to_string(),
+    );
+    lines.push(r#"{"type":"summary","stage":"test"}"#.to_string());
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+fn plan(dir: &std::path::Path, args: &[&str]) -> (Vec<Value>, Option<i32>) {
+    let output = Command::cargo_bin("tg-plan")
+        .expect("binary")
+        .arg("--root")
+        .arg(dir)
+        .args(args)
+        .write_stdin(stream())
+        .output()
+        .expect("run");
+    let records = String::from_utf8(output.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    (records, output.status.code())
+}
+
+fn of_type<'a>(records: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    records.iter().filter(|r| r["type"] == kind).collect()
+}
+
+#[test]
+fn the_hub_and_the_bridge_are_chosen_and_the_rest_is_not() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (records, code) = plan(dir.path(), &["--max-share", "1"]);
+    assert_eq!(code, Some(0));
+    let candidates = of_type(&records, "candidate");
+    let ids: Vec<&str> = candidates.iter().filter_map(|c| c["id"].as_str()).collect();
+    assert_eq!(ids, ["core/bridge.py::bridge", "core/hub.py::hub"]);
+    let hub = candidates[1];
+    assert_eq!(hub["rank"], 2);
+    assert_eq!(hub["metrics"]["fan_in"], 4);
+    assert_eq!(hub["metrics"]["calling_layers"], 4);
+    assert_eq!(hub["reasons"][0], "called from 4 other layers");
+    let bridge = candidates[0];
+    assert_eq!(bridge["metrics"]["betweenness"], 1.0);
+    assert!(bridge["reasons"]
+        .as_array()
+        .expect("reasons")
+        .iter()
+        .any(|r| r == "top 1% betweenness"));
+    // Every record of the input passed through, in order, before ours.
+    assert_eq!(records.len(), stream().lines().count() + 2 + 2);
+    let status = of_type(&records, "status");
+    assert_eq!(status.len(), 1);
+    assert_eq!(status[0]["status"], "needs_confirmation");
+    assert_eq!(status[0]["total_nodes"], 9);
+    assert_eq!(status[0]["candidates_count"], 2);
+    assert_eq!(status[0]["planned_this_run"], 2);
+    assert_eq!(status[0]["agent_rounds"], 1);
+    // The same graph ranks the same, byte for byte.
+    assert_eq!(plan(dir.path(), &["--max-share", "1"]).0, records);
+}
+
+#[test]
+fn limit_and_batch_arithmetic() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let status = |args: &[&str]| {
+        let mut all = vec!["--max-share", "1"];
+        all.extend_from_slice(args);
+        let (records, _) = plan(dir.path(), &all);
+        of_type(&records, "status").first().map(|s| (*s).clone())
+    };
+    let one = status(&["--limit", "1"]).expect("status");
+    assert_eq!(
+        (
+            one["planned_this_run"].as_u64(),
+            one["agent_rounds"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
+    let batch_one = status(&["--batch", "1"]).expect("status");
+    assert_eq!(batch_one["agent_rounds"], 2);
+    let big_batch = status(&["--batch", "500"]).expect("status");
+    assert_eq!(
+        (
+            big_batch["agent_rounds"].as_u64(),
+            big_batch["batch_size"].as_u64()
+        ),
+        (Some(1), Some(500))
+    );
+    assert!(
+        status(&["--limit", "0"]).is_none(),
+        "nothing planned, nothing to confirm"
+    );
+    assert!(
+        status(&["--enrich", "off"]).is_none(),
+        "zero-token mode never asks"
+    );
+}
+
+#[test]
+fn approval_lifecycle_and_a_malformed_approval_is_no_approval() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let approval = dir.path().join(".tldrgraph/approval.json");
+    let (records, _) = plan(dir.path(), &["--max-share", "1", "--yes"]);
+    assert!(of_type(&records, "status").is_empty());
+    let saved: Value =
+        serde_json::from_slice(&std::fs::read(&approval).expect("approval")).expect("json");
+    assert_eq!(
+        saved["ids"],
+        serde_json::json!(["core/bridge.py::bridge", "core/hub.py::hub"])
+    );
+    let (records, _) = plan(dir.path(), &["--max-share", "1"]);
+    assert!(
+        of_type(&records, "status").is_empty(),
+        "approved: no question"
+    );
+
+    std::fs::write(&approval, "{ not json").expect("write");
+    let (records, _) = plan(dir.path(), &["--max-share", "1"]);
+    assert_eq!(
+        of_type(&records, "status")[0]["status"],
+        "needs_confirmation"
+    );
+    let diagnostic = of_type(&records, "diagnostic");
+    assert_eq!(diagnostic[0]["code"], "bad_approval");
+    assert!(diagnostic[0]["message"]
+        .as_str()
+        .unwrap_or("")
+        .contains("line 1"));
+
+    // `--yes` approves the whole plan, whatever `--limit` says about this run.
+    std::fs::remove_file(&approval).expect("rm");
+    plan(dir.path(), &["--max-share", "1", "--yes", "--limit", "1"]);
+    let (records, _) = plan(dir.path(), &["--max-share", "1"]);
+    assert!(
+        of_type(&records, "status").is_empty(),
+        "--yes approves the whole plan, whatever the limit"
+    );
+}
