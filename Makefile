@@ -57,6 +57,7 @@ bench: build
 	$(CARGO) build --release --example parse_floor
 	bash bench/speed.sh
 	bash bench/contract.sh
+	bash bench/plan.sh
 
 accuracy: build
 	bash bench/accuracy/run_all.sh $(RELEASE)/tg-extract

@@ -29,26 +29,14 @@ measure() { # prep cmd... → "median_wall max_rss_mb"
 field() { python3 -c "import json,sys; print(json.load(open('$work/out'))['$1'])"; }
 ratio() { python3 -c "print(f'{$1 / $2:.1f}')"; }
 
-# Layers as the peer's driver generates them: one per top-level directory holding Python files
+# Layers as the peer's driver generates them: one per top-level directory holding source files
 # (at most 5) plus a catch-all, in the original tool's format (so this also reads that format).
-layers_for() { # repo → writes .tldrgraph/layers.config.yaml
-  python3 - "$1" <<'PY'
-import os, sys
-repo = sys.argv[1]
-dirs = sorted(d for d in os.listdir(repo) if os.path.isdir(os.path.join(repo, d))
-              and not d.startswith('.') and any(f.endswith('.py') for _, _, fs in os.walk(os.path.join(repo, d)) for f in fs))[:5]
-lines = ["version: 1", "utility_id: shared", "layers:"]
-for i, d in enumerate(dirs, 1):
-    lines += [f"- id: l{i}", f"  name: 'Layer {i}: {d}'", f"  order: {i}", "  rules:", f"  - path_regex: ^{d}/"]
-lines += ["- id: shared", "  name: Shared", f"  order: {len(dirs) + 1}"]
-open(os.path.join(repo, ".tldrgraph", "layers.config.yaml"), "w").write("\n".join(lines) + "\n")
-PY
-}
+layers_for() { python3 "$here/layers_for.py" "$1" --format original; }
 
 echo "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); date: $(date -u +%F)"
-printf '| corpus | nodes | edges | init cold → needs_layers (s) | max RSS (MB) | init no-op (s) | init with layers → done (s) | layers | status (s) |'
+printf '| corpus | nodes | edges | init cold → needs_layers (s) | max RSS (MB) | init no-op (s) | init with layers → needs_confirmation (s) | candidates | init --yes → done (s) | layers | status (s) |'
 [ "${BENCH_PEER:-0}" = 1 ] && printf ' peer first init (s) | peer max RSS (MB) | peer/ours cold |'
-printf '\n|---|---|---|---|---|---|---|---|---|'
+printf '\n|---|---|---|---|---|---|---|---|---|---|---|'
 [ "${BENCH_PEER:-0}" = 1 ] && printf -- '---|---|---|'
 printf '\n'
 while IFS=$'\t' read -r name path lang; do
@@ -58,11 +46,14 @@ while IFS=$'\t' read -r name path lang; do
   [ "$(field status)" = needs_layers ] || { echo "$name: expected needs_layers" >&2; exit 1; }
   read -r noop _ < <(measure : "$tg" init "$copy" --json)
   layers_for "$copy"
-  read -r done_s _ < <(measure : "$tg" init "$copy" --json)
+  read -r plan_s _ < <(measure "rm -f '$copy/.tldrgraph/approval.json'" "$tg" init "$copy" --json)
+  [ "$(field status)" = needs_confirmation ] || { echo "$name: expected needs_confirmation" >&2; cat "$work/out" >&2; exit 1; }
+  candidates=$(field candidates_count)
+  read -r done_s _ < <(measure : "$tg" init "$copy" --json --yes)
   [ "$(field status)" = done ] || { echo "$name: expected done" >&2; cat "$work/out" >&2; exit 1; }
   nodes=$(field nodes_count); edges=$(field edges_count); layers=$(field layers_count)
   read -r st _ < <(measure : "$tg" status "$copy" --json)
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |' "$name" "$nodes" "$edges" "$cold" "$rss" "$noop" "$done_s" "$layers" "$st"
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' "$name" "$nodes" "$edges" "$cold" "$rss" "$noop" "$plan_s" "$candidates" "$done_s" "$layers" "$st"
   if [ "${BENCH_PEER:-0}" = 1 ]; then
     peer_copy="$work/peer-$name"; rm -rf "$peer_copy"; cp -r "$path" "$peer_copy"
     line=$(NOVIS=1 ENRICH_ROUNDS=0 TIMEOUT=1800 bash "$top/../shared/peers/tldrgraph/run_peer.sh" "$peer_copy" "$work/peer-work-$name" 2>/dev/null | grep '^01_init_cold' || true)

@@ -32,6 +32,7 @@ pub const PLAN_FILE: &str = "plan.json";
 pub struct PlanFile<'a> {
     pub eligible: u64,
     pub cross_layer_calls: u64,
+    pub coverable_calls: u64,
     pub covered_calls: u64,
     pub betweenness_covered: f64,
     pub betweenness: &'a str,
@@ -176,6 +177,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     let plan_file = PlanFile {
         eligible: plan.eligible,
         cross_layer_calls: plan.cross_layer_calls,
+        coverable_calls: plan.coverable_calls,
         covered_calls: plan.covered_calls,
         betweenness_covered: plan.betweenness_covered,
         betweenness: &plan.betweenness,
@@ -241,6 +243,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     counts.insert("candidates".into(), (plan.candidates.len() as u64).into());
     counts.insert("eligible".into(), plan.eligible.into());
     counts.insert("cross_layer_calls".into(), plan.cross_layer_calls.into());
+    counts.insert("coverable_calls".into(), plan.coverable_calls.into());
     counts.insert("covered_calls".into(), plan.covered_calls.into());
     counts.insert(
         "approved".into(),

@@ -10,7 +10,8 @@
 //! Selection, within at most `max_share` of the eligible symbols:
 //! 1. greedy coverage of cross-layer `calls` edges: repeatedly the eligible symbol that is an
 //!    endpoint of the most cross-layer call edges not yet covered (ties: higher score, then id),
-//!    until `coverage` of those edges has a selected endpoint;
+//!    until `coverage` of the coverable ones (those with an eligible endpoint) has a selected
+//!    endpoint;
 //! 2. hubs: eligible symbols in the top 1% by fan-in (at least 3) or by betweenness.
 //!
 //! Candidates are ranked by score (then id) and say why they were chosen.
@@ -47,6 +48,9 @@ pub struct Plan {
     pub candidates: Vec<Candidate>,
     pub eligible: u64,
     pub cross_layer_calls: u64,
+    /// Cross-layer call edges with an eligible endpoint: the ones selection can cover (an edge
+    /// from test code into the catch-all layer has none).
+    pub coverable_calls: u64,
     pub covered_calls: u64,
     /// Share of all betweenness mass that sits on the candidates.
     pub betweenness_covered: f64,
@@ -208,7 +212,11 @@ pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
         }
     }
     let cap = ((settings.max_share * eligible_ids.len() as f64).floor() as usize).max(1);
-    let target = (settings.coverage * calls.len() as f64).ceil() as usize;
+    let coverable = calls
+        .iter()
+        .filter(|(s, d)| eligible[*s as usize] || eligible[*d as usize])
+        .count();
+    let target = (settings.coverage * coverable as f64).ceil() as usize;
     let mut covered = vec![false; calls.len()];
     let mut covered_count = 0usize;
     let mut chosen: Vec<usize> = Vec::new();
@@ -342,9 +350,10 @@ pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
         candidates,
         eligible: eligible_ids.len() as u64,
         cross_layer_calls: calls.len() as u64,
+        coverable_calls: coverable as u64,
         covered_calls: covered.iter().filter(|&&c| c).count() as u64,
         betweenness_covered: if total_b > 0.0 {
-            round(chosen_b / total_b)
+            round(chosen_b / total_b).max(0.0)
         } else {
             0.0
         },
