@@ -31,6 +31,10 @@ demo: build
 	  echo "== the agent writes .tldrgraph/layers.config.yaml (here: tests/fixtures/layers/python.layers.config.yaml)" && \
 	  cp tests/fixtures/layers/python.layers.config.yaml target/demo/repo/.tldrgraph/layers.config.yaml && \
 	  $(RELEASE)/tldrgraph init target/demo/repo && \
+	  echo "== the ranked bottleneck candidates (tldrgraph plan)" && \
+	  $(RELEASE)/tldrgraph plan target/demo/repo && \
+	  echo "== the user approves: tldrgraph init --yes" && \
+	  $(RELEASE)/tldrgraph init target/demo/repo --yes && \
 	  echo "== .tldrgraph/layers.yaml" && sed -n '1,40p' target/demo/repo/.tldrgraph/layers.yaml; \
 	else \
 	  echo "== tldrgraph init $(EXAMPLE)" && $(RELEASE)/tldrgraph init "$(EXAMPLE)"; \

@@ -48,6 +48,24 @@ pub fn human(payload: &Value) -> String {
                 field(payload, "symbols_overview")
             );
         }
+        "needs_confirmation" => {
+            let _ = writeln!(text, "tldrgraph: needs_confirmation");
+            let _ = writeln!(
+                text,
+                "  {} bottleneck symbols selected among {} nodes; {} to enrich this run, in {} round(s) of {}.",
+                count(payload, "candidates_count"),
+                count(payload, "total_nodes"),
+                count(payload, "planned_this_run"),
+                count(payload, "agent_rounds"),
+                count(payload, "batch_size")
+            );
+            let _ = writeln!(text, "  Next: {}", field(payload, "next_action"));
+            let _ = writeln!(
+                text,
+                "  `tldrgraph plan` lists them with their reasons; `{}` approves.",
+                field(payload, "approve_command")
+            );
+        }
         "done" => {
             let ready = if payload["embeddings_ready"] == Value::Bool(true) {
                 "ready"
