@@ -2,6 +2,7 @@
 //! streaming codec, the `.tldrgraph/` store, content hashing, exit codes, the cache codec and
 //! the language registry.
 
+pub mod approval;
 pub mod codec;
 pub mod contract;
 pub mod exit;

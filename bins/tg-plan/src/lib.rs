@@ -6,7 +6,6 @@
 //! end come the `candidate` records (by rank), `needs_confirmation` when approved candidates are
 //! missing, and this stage's summary.
 
-pub mod approval;
 pub mod cli;
 pub mod metrics;
 pub mod select;
@@ -15,6 +14,7 @@ use cli::{Cli, Enrich};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use tg_shared::approval;
 use tg_shared::contract::{self, NeedsConfirmation};
 use tg_shared::exit;
 use tg_shared::layers::{self, PlanSettings, CONFIG_FILE};
@@ -24,6 +24,8 @@ use tg_shared::store::{self, Store, STORE_DIR};
 
 /// This stage's name, in its summary record.
 pub const STAGE: &str = "tg-plan";
+/// The diagnostic code of an approval file that cannot be used.
+pub const BAD_APPROVAL: &str = "bad_approval";
 /// The ranked candidates, for `tldrgraph plan`.
 pub const PLAN_FILE: &str = "plan.json";
 
@@ -90,6 +92,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     // Per node: whether its intent is current (written for its present source).
     let mut current_intent: Vec<bool> = Vec::new();
     let mut layers_missing = false;
+    let mut pending_edges: Vec<(String, String, EdgeKind)> = Vec::new();
     let mut total_nodes = 0u64;
     while let Some(item) = input.next_item(&mut stream) {
         let item = item?;
@@ -102,7 +105,10 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
                         id: node.id.clone(),
                         kind: node.kind,
                         file: node.file.clone(),
-                        lines: node.line_end.saturating_sub(node.line_start) + 1,
+                        lines: node
+                            .line_end
+                            .saturating_sub(node.line_start)
+                            .saturating_add(1),
                         layer: node.layer.clone(),
                     });
                     current_intent.push(
@@ -116,9 +122,8 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
                     EdgeKind::Calls | EdgeKind::Imports | EdgeKind::Inherits
                 ) =>
             {
-                if let (Some(&s), Some(&d)) = (index.get(&edge.src), index.get(&edge.dst)) {
-                    plan_input.edges.push((s, d, edge.kind));
-                }
+                // Resolved at the end: a stream need not put nodes before edges.
+                pending_edges.push((edge.src.clone(), edge.dst.clone(), edge.kind));
             }
             Some(Record::Layer(layer)) if layer.default => {
                 plan_input.default_layer = Some(layer.id.clone());
@@ -133,6 +138,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             Some(Record::Candidate(_)) => true,
             Some(Record::Status(status)) => status.status == contract::NEEDS_CONFIRMATION,
             Some(Record::Summary(summary)) => summary.stage == STAGE,
+            Some(Record::Diagnostic(diagnostic)) => diagnostic.code == BAD_APPROVAL,
             _ => false,
         };
         if !ours {
@@ -143,6 +149,11 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         }
     }
     stream.finish(&input.name)?;
+    for (src, dst, kind) in pending_edges {
+        if let (Some(&s), Some(&d)) = (index.get(&src), index.get(&dst)) {
+            plan_input.edges.push((s, d, kind));
+        }
+    }
 
     let mut counts: BTreeMap<String, serde_json::Value> = BTreeMap::new();
     if layers_missing {
@@ -199,7 +210,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
                 level: Level::Warning,
                 file: Some(format!("{STORE_DIR}/{}", approval::APPROVAL_FILE)),
                 line: None,
-                code: "bad_approval".into(),
+                code: BAD_APPROVAL.into(),
                 message: format!(
                     "ignored, counted as no approval: {message}; run `tldrgraph init --yes` again"
                 ),
@@ -207,10 +218,32 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             BTreeSet::new()
         }
     };
+    // What this run would ask about: the unapproved candidates needing an intent, by rank, up
+    // to the limit.
+    let asked: Vec<String> = plan
+        .candidates
+        .iter()
+        .filter(|c| needing.contains(&c.id) && !approved.contains(&c.id))
+        .take(usize::try_from(cli.limit.unwrap_or(u64::MAX)).unwrap_or(usize::MAX))
+        .map(|c| c.id.clone())
+        .collect();
     if cli.yes && cli.enrich == Enrich::Auto {
-        approved.extend(needing.iter().cloned());
+        // The user approves what they were asked about, plus every candidate whose intent is
+        // already current (so an unchanged plan never asks again). Approvals of symbols that
+        // left the plan are dropped.
+        let in_plan: BTreeSet<&str> = plan.candidates.iter().map(|c| c.id.as_str()).collect();
+        approved.retain(|id| in_plan.contains(id.as_str()));
+        approved.extend(asked.iter().cloned());
+        approved.extend(
+            plan.candidates
+                .iter()
+                .filter(|c| !needing.contains(&c.id))
+                .map(|c| c.id.clone()),
+        );
         approval::save(&approval_path, &approved, cli.batch, cli.limit)
             .map_err(|e| artifact_failure(&approval_path, &e))?;
+    } else if cli.yes && !cli.quiet {
+        eprintln!("tg-plan: --yes has no effect with --enrich off: nothing is enriched");
     }
     drop(_lock);
 
@@ -222,7 +255,8 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     }
     let unapproved = needing.difference(&approved).count() as u64;
     let planned = unapproved.min(cli.limit.unwrap_or(u64::MAX));
-    let blocked = cli.enrich == Enrich::Auto && planned > 0;
+    // With --yes the user approved what this run plans: it goes on.
+    let blocked = cli.enrich == Enrich::Auto && planned > 0 && !cli.yes;
     if blocked {
         let rounds = contract::agent_rounds(planned, cli.batch);
         let payload = NeedsConfirmation {

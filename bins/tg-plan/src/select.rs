@@ -106,10 +106,20 @@ pub fn is_generated(node: &PlanNode) -> bool {
         })
 }
 
-fn percentile_rank(values: &[f64], value: f64) -> f64 {
-    // Share of values strictly above `value`: 0.0 for the largest.
-    let above = values.iter().filter(|&&v| v > value).count();
-    above as f64 / values.len().max(1) as f64
+/// Share of `sorted` (ascending) strictly above `value`: 0.0 for the largest.
+fn percentile_rank(sorted: &[f64], value: f64) -> f64 {
+    let above = sorted.len() - sorted.partition_point(|&v| v <= value);
+    above as f64 / sorted.len().max(1) as f64
+}
+
+/// A metric that overflowed (path counts on huge diamond chains) counts as 0, so that no record
+/// ever carries a non-finite number.
+fn finite(x: f64) -> f64 {
+    if x.is_finite() {
+        x
+    } else {
+        0.0
+    }
 }
 
 pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
@@ -121,6 +131,8 @@ pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
     graph.finish();
     let pagerank = metrics::pagerank(&graph);
     let (betweenness, how) = metrics::betweenness(&graph);
+    let betweenness: Vec<f64> = betweenness.into_iter().map(finite).collect();
+    let pagerank: Vec<f64> = pagerank.into_iter().map(finite).collect();
 
     let layer = |i: usize| input.nodes[i].layer.as_deref();
     let eligible: Vec<bool> = input
@@ -265,11 +277,13 @@ pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
     }
 
     // 2. Hubs: the top 1% by fan-in (at least 3) or by betweenness.
-    let fan_ins: Vec<f64> = eligible_ids
+    let mut fan_ins: Vec<f64> = eligible_ids
         .iter()
         .map(|&i| graph.into[i].len() as f64)
         .collect();
-    let betweens: Vec<f64> = eligible_ids.iter().map(|&i| betweenness[i]).collect();
+    let mut betweens: Vec<f64> = eligible_ids.iter().map(|&i| betweenness[i]).collect();
+    fan_ins.sort_by(f64::total_cmp);
+    betweens.sort_by(f64::total_cmp);
     let mut hubs: Vec<usize> = eligible_ids
         .iter()
         .copied()
@@ -351,7 +365,12 @@ pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
         eligible: eligible_ids.len() as u64,
         cross_layer_calls: calls.len() as u64,
         coverable_calls: coverable as u64,
-        covered_calls: covered.iter().filter(|&&c| c).count() as u64,
+        covered_calls: calls
+            .iter()
+            .filter(|(s, d)| {
+                chosen_set.contains(&(*s as usize)) || chosen_set.contains(&(*d as usize))
+            })
+            .count() as u64,
         betweenness_covered: if total_b > 0.0 {
             round(chosen_b / total_b).max(0.0)
         } else {
@@ -384,5 +403,42 @@ impl PartialOrd for ScoreKey {
 impl Ord for ScoreKey {
     fn cmp(&self, other: &Self) -> Ordering {
         self.0.total_cmp(&other.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_counts_that_overflow_never_reach_a_record() {
+        // 1,100 diamonds in a chain: 2^1100 shortest paths end to end, beyond f64.
+        let mut input = PlanInput::default();
+        let node = |id: String, layer: &str| PlanNode {
+            file: format!("{layer}/f.py"),
+            id,
+            kind: NodeKind::Function,
+            lines: 5,
+            layer: Some(layer.to_string()),
+        };
+        input.nodes.push(node("a/f.py::n0".into(), "a"));
+        for d in 0..1100u32 {
+            let top = input.nodes.len() as u32;
+            input.nodes.push(node(format!("b/f.py::t{d}"), "b"));
+            input.nodes.push(node(format!("b/f.py::u{d}"), "b"));
+            input.nodes.push(node(format!("a/f.py::n{}", d + 1), "a"));
+            let (from, next) = (top - 1, top + 2);
+            for mid in [top, top + 1] {
+                input.edges.push((from, mid, EdgeKind::Calls));
+                input.edges.push((mid, next, EdgeKind::Calls));
+            }
+        }
+        let plan = plan(&input, &PlanSettings::default());
+        assert!(!plan.candidates.is_empty());
+        for c in &plan.candidates {
+            assert!(c.score.is_finite() && c.metrics.betweenness.is_finite(), "{c:?}");
+            assert!(c.metrics.pagerank.is_finite());
+        }
+        assert!(plan.betweenness_covered.is_finite());
     }
 }

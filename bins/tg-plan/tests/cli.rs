@@ -107,6 +107,46 @@ fn the_hub_and_the_bridge_are_chosen_and_the_rest_is_not() {
 }
 
 #[test]
+fn edges_before_their_nodes_and_absurd_line_numbers_are_handled() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = stream();
+    let is_edge = |l: &&str| l.contains("\"type\":\"edge\"");
+    let edges: Vec<&str> = text.lines().filter(is_edge).collect();
+    let mut lines: Vec<String> = text
+        .lines()
+        .filter(|l| !is_edge(l))
+        .map(str::to_string)
+        .collect();
+    // The edges first, right after the header; one node with an absurd line range.
+    for (i, edge) in edges.into_iter().enumerate() {
+        lines.insert(1 + i, edge.to_string());
+    }
+    let odd = node("core/odd.py::odd", "core", 1).replace(
+        "\"line_start\":1,\"line_end\":1",
+        "\"line_start\":0,\"line_end\":4294967295",
+    );
+    let last = lines.len() - 1;
+    lines.insert(last, odd);
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let output = Command::cargo_bin("tg-plan")
+        .expect("binary")
+        .arg("--root")
+        .arg(dir.path())
+        .args(["--max-share", "1"])
+        .write_stdin(input)
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(
+        text.contains("\"id\":\"core/hub.py::hub\",\"rank\""),
+        "{text}"
+    );
+    assert!(!text.contains("null"), "no non-finite number in any record");
+}
+
+#[test]
 fn limit_and_batch_arithmetic() {
     let dir = tempfile::tempdir().expect("tempdir");
     let status = |args: &[&str]| {
@@ -174,12 +214,37 @@ fn approval_lifecycle_and_a_malformed_approval_is_no_approval() {
         .unwrap_or("")
         .contains("line 1"));
 
-    // `--yes` approves the whole plan, whatever `--limit` says about this run.
+    // `--yes --limit 1` approves what this run was asked about (the first by rank) and goes on;
+    // the next run asks about the rest only.
     std::fs::remove_file(&approval).expect("rm");
-    plan(dir.path(), &["--max-share", "1", "--yes", "--limit", "1"]);
-    let (records, _) = plan(dir.path(), &["--max-share", "1"]);
+    let (records, _) = plan(dir.path(), &["--max-share", "1", "--yes", "--limit", "1"]);
     assert!(
         of_type(&records, "status").is_empty(),
-        "--yes approves the whole plan, whatever the limit"
+        "approved this run: no question"
+    );
+    let saved: Value =
+        serde_json::from_slice(&std::fs::read(&approval).expect("approval")).expect("json");
+    assert_eq!(saved["ids"], serde_json::json!(["core/bridge.py::bridge"]));
+    assert_eq!(saved["limit"], 1);
+    let (records, _) = plan(dir.path(), &["--max-share", "1"]);
+    assert_eq!(of_type(&records, "status")[0]["planned_this_run"], 1);
+
+    // A second tg-plan in the same pipeline gives the same bytes, malformed approval included.
+    std::fs::write(&approval, "{ not json").expect("write");
+    let run = |input: Vec<u8>| {
+        Command::cargo_bin("tg-plan")
+            .expect("binary")
+            .arg("--root")
+            .arg(dir.path())
+            .write_stdin(input)
+            .output()
+            .expect("run")
+            .stdout
+    };
+    let once = run(stream().into_bytes());
+    let twice = run(once.clone());
+    assert_eq!(
+        String::from_utf8_lossy(&twice),
+        String::from_utf8_lossy(&once)
     );
 }

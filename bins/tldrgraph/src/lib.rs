@@ -502,19 +502,20 @@ fn approve_command(args: &ApproveArgs) -> i32 {
         }
     };
     let store = Store::at_root(&root);
-    let path = store.path("approval.json");
+    let path = store.path(tg_shared::approval::APPROVAL_FILE);
     if !args.revoke {
-        let approved = std::fs::read(&path)
-            .ok()
-            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-            .and_then(|v| v["ids"].as_array().map(Vec::len));
-        return print(&match approved {
-            Some(n) => format!(
-                "{n} symbols approved for enrichment; `tldrgraph approve --revoke` withdraws it"
+        return print(&match tg_shared::approval::load(&path) {
+            tg_shared::approval::Loaded::Approved(ids) => format!(
+                "{} symbols approved for enrichment; `tldrgraph approve --revoke` withdraws it",
+                ids.len()
             ),
-            None => {
+            tg_shared::approval::Loaded::None => {
                 "nothing approved; `tldrgraph init --yes` approves the current plan".to_string()
             }
+            tg_shared::approval::Loaded::Malformed(why) => format!(
+                "{} is malformed ({why}) and counts as no approval; `tldrgraph init --yes` writes it again",
+                path.display()
+            ),
         });
     }
     let _lock = match store.try_lock() {

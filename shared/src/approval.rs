@@ -5,11 +5,11 @@
 //! approval (bad JSON, a hash that does not match its ids) is reported and counts as no
 //! approval: never as approval.
 
+use crate::hash::Hasher;
+use crate::store;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::Path;
-use tg_shared::hash::Hasher;
-use tg_shared::store;
 
 pub const APPROVAL_FILE: &str = "approval.json";
 
