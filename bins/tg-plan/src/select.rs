@@ -436,7 +436,10 @@ mod tests {
         let plan = plan(&input, &PlanSettings::default());
         assert!(!plan.candidates.is_empty());
         for c in &plan.candidates {
-            assert!(c.score.is_finite() && c.metrics.betweenness.is_finite(), "{c:?}");
+            assert!(
+                c.score.is_finite() && c.metrics.betweenness.is_finite(),
+                "{c:?}"
+            );
             assert!(c.metrics.pagerank.is_finite());
         }
         assert!(plan.betweenness_covered.is_finite());
