@@ -10,8 +10,8 @@
 //! Selection, within at most `max_share` of the eligible symbols:
 //! 1. greedy coverage of cross-layer `calls` edges: repeatedly the eligible symbol that is an
 //!    endpoint of the most cross-layer call edges not yet covered (ties: higher score, then id),
-//!    until `coverage` of the coverable ones (those with an eligible endpoint) has a selected
-//!    endpoint;
+//!    until `coverage` of all of them has a selected endpoint, or none of those left has an
+//!    eligible endpoint;
 //! 2. hubs: eligible symbols in the top 1% by fan-in (at least 3) or by betweenness.
 //!
 //! Candidates are ranked by score (then id) and say why they were chosen.
@@ -228,7 +228,9 @@ pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
         .iter()
         .filter(|(s, d)| eligible[*s as usize] || eligible[*d as usize])
         .count();
-    let target = (settings.coverage * coverable as f64).ceil() as usize;
+    // The aim is a share of all cross-layer calls; edges with no eligible end can never be
+    // covered, so the greedy pass also stops when nothing coverable is left.
+    let target = (settings.coverage * calls.len() as f64).ceil() as usize;
     let mut covered = vec![false; calls.len()];
     let mut covered_count = 0usize;
     let mut chosen: Vec<usize> = Vec::new();
