@@ -62,6 +62,20 @@ pub fn workspace(root: Option<&Path>) -> Result<(PathBuf, crate::store::Store), 
     Ok((cwd, crate::store::Store::at_root(&root)))
 }
 
+/// Ends a stage's process: exit 0, or the failure reported on stderr and its exit code. The one
+/// place a stream stage exits, so `main` stays a line long.
+pub fn exit_with(stage: &str, result: Result<(), Failure>) -> ! {
+    let code = match result {
+        Ok(()) => exit::OK,
+        Err(failure) => {
+            failure.report(stage);
+            failure.code
+        }
+    };
+    #[allow(clippy::exit)]
+    std::process::exit(code)
+}
+
 /// The stream a stage reads: `--input FILE`, else stdin.
 pub struct Input {
     /// How messages name it: the file's path, or `stdin`.

@@ -2,13 +2,5 @@ use clap::Parser;
 
 fn main() {
     let cli = tg_status::cli::Cli::parse();
-    let code = match tg_status::run(&cli) {
-        Ok(()) => tg_shared::exit::OK,
-        Err(failure) => {
-            failure.report("tg-status");
-            failure.code
-        }
-    };
-    #[allow(clippy::exit)]
-    std::process::exit(code);
+    tg_shared::stage::exit_with("tg-status", tg_status::run(&cli));
 }
