@@ -1,4 +1,5 @@
 # tldrgraph: build, test, benchmarks and accuracy checks.
+#   make build      every binary, release profile, into target/release
 #   make demo       build and run `tldrgraph init` on (a copy of) the bundled example repository
 #   make test       every test (what CI runs)
 #   make bench      speed, as ratios against universal-ctags and the original tool in the same run (BENCHMARKS.md)
@@ -7,6 +8,7 @@
 #   make graph      this project's own map, built with its own binaries (.tldrgraph/)
 #   make install    every binary into $(PREFIX)/bin (default ~/.local), together
 #   make help       this list
+#   make clean      remove target/
 
 CARGO ?= cargo
 RELEASE := target/release
@@ -14,7 +16,7 @@ RELEASE := target/release
 EXAMPLE ?=
 
 PREFIX ?= $(HOME)/.local
-BINARIES := tg-extract tg-classify tg-status tldrgraph
+BINARIES := tg-extract tg-classify tg-plan tg-status tldrgraph
 
 .PHONY: all build deps demo test lint bench accuracy graph install help clean
 

@@ -16,6 +16,9 @@ pub const BLOCKING_ORDER: [&str; 4] = [
 
 pub const NEEDS_LAYERS: &str = "needs_layers";
 pub const NEEDS_CONFIRMATION: &str = "needs_confirmation";
+/// The ranked candidates behind `needs_confirmation`, in `.tldrgraph/` (written by tg-plan,
+/// shown by `tldrgraph plan`).
+pub const PLAN_FILE: &str = "plan.json";
 pub const DONE: &str = "done";
 pub const ERROR: &str = "error";
 

@@ -41,6 +41,14 @@ impl Failure {
         }
     }
 
+    /// An artifact or output file that cannot be written.
+    pub fn cant_write(path: &Path, err: &io::Error) -> Self {
+        Failure::new(
+            exit::CANT_CREATE,
+            format!("cannot write {}: {err}", path.display()),
+        )
+    }
+
     /// A malformed line of the input stream.
     pub fn bad_stream(source: &str, err: &NdjsonError) -> Self {
         Failure::new(exit::DATA, format!("{source}: {err}"))
@@ -193,16 +201,9 @@ impl Output {
                 Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(()),
                 Err(err) => Err(Failure::write(err)),
             },
-            Output::File { path, buf } => {
-                store::write_if_changed(&path, &buf)
-                    .map(|_| ())
-                    .map_err(|e| {
-                        Failure::new(
-                            exit::CANT_CREATE,
-                            format!("cannot write {}: {e}", path.display()),
-                        )
-                    })
-            }
+            Output::File { path, buf } => store::write_if_changed(&path, &buf)
+                .map(|_| ())
+                .map_err(|e| Failure::cant_write(&path, &e)),
         }
     }
 }

@@ -18,13 +18,13 @@ pub mod report;
 use classify::Tally;
 use cli::Cli;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+
 use tg_shared::contract::{self, NeedsLayers};
 use tg_shared::exit;
 use tg_shared::layers::{self, LayerConfig, CONFIG_FILE};
 use tg_shared::record::{LayerRecord, Record, Summary};
 use tg_shared::stage::{Failure, Input, Output, StreamCheck};
-use tg_shared::store::{self, Store, STORE_DIR};
+use tg_shared::store::{self, STORE_DIR};
 
 /// This stage's name, in its summary record.
 pub const STAGE: &str = "tg-classify";
@@ -34,72 +34,11 @@ pub const SYMBOLS_FILE: &str = "symbols.md";
 /// The per-layer report, relative to the store.
 pub const REPORT_FILE: &str = "layers.yaml";
 
-/// Why a config cannot be used: it cannot be read, or it is invalid (with its position).
-#[derive(Debug)]
-pub enum ConfigProblem {
-    Unreadable(Failure),
-    Invalid(layers::ConfigError),
-}
-
-impl From<ConfigProblem> for Failure {
-    fn from(problem: ConfigProblem) -> Self {
-        match problem {
-            ConfigProblem::Unreadable(failure) => failure,
-            ConfigProblem::Invalid(err) => {
-                Failure::new(exit::DATA, err.to_string()).with_hint(err.hint)
-            }
-        }
-    }
-}
-
-/// The config to classify with: `None` when the repository has none yet.
-pub fn load_config(
-    cwd: &Path,
-    store: &Store,
-    explicit: Option<&Path>,
-) -> Result<Option<LayerConfig>, ConfigProblem> {
-    let (path, shown) = match explicit {
-        Some(path) => (cwd.join(path), path.to_path_buf()),
-        None => (
-            store.path(CONFIG_FILE),
-            PathBuf::from(STORE_DIR).join(CONFIG_FILE),
-        ),
-    };
-    let text = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound && explicit.is_none() => {
-            return Ok(None)
-        }
-        Err(err) => {
-            return Err(ConfigProblem::Unreadable(Failure::new(
-                exit::NO_INPUT,
-                format!("cannot read {}: {err}", shown.display()),
-            )))
-        }
-    };
-    let text = String::from_utf8(text).map_err(|e| {
-        ConfigProblem::Unreadable(
-            Failure::new(
-                exit::DATA,
-                format!(
-                    "{}: not UTF-8 (byte {})",
-                    shown.display(),
-                    e.utf8_error().valid_up_to()
-                ),
-            )
-            .with_hint("save the config as UTF-8"),
-        )
-    })?;
-    layers::parse(&shown, &text)
-        .map(Some)
-        .map_err(ConfigProblem::Invalid)
-}
-
 pub fn run(cli: &Cli) -> Result<(), Failure> {
     let (cwd, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
-    let config = match load_config(&cwd, &store, cli.config.as_deref()) {
+    let config = match layers::load_repo_config(&cwd, &store, cli.config.as_deref()) {
         Ok(config) => config,
-        Err(ConfigProblem::Invalid(err)) if cli.check && cli.json => {
+        Err(layers::ConfigProblem::Invalid(err)) if cli.check && cli.json => {
             return check::report_invalid(&err)
         }
         Err(problem) => return Err(problem.into()),
@@ -155,13 +94,13 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     })?;
     let _lock = store
         .lock()
-        .map_err(|e| artifact_failure(&store.lock_path(), &e))?;
+        .map_err(|e| Failure::cant_write(&store.lock_path(), &e))?;
     for (name, bytes) in [
         (REPORT_FILE, yaml.as_bytes()),
         (SYMBOLS_FILE, markdown.as_bytes()),
     ] {
         let path = store.path(name);
-        store::write_if_changed(&path, bytes).map_err(|e| artifact_failure(&path, &e))?;
+        store::write_if_changed(&path, bytes).map_err(|e| Failure::cant_write(&path, &e))?;
     }
 
     let counts = tally.layer_counts(config.layers.len());
@@ -225,11 +164,4 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         );
     }
     Ok(())
-}
-
-fn artifact_failure(path: &Path, err: &std::io::Error) -> Failure {
-    Failure::new(
-        exit::CANT_CREATE,
-        format!("cannot write {}: {err}", path.display()),
-    )
 }

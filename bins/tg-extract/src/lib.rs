@@ -22,34 +22,14 @@ use std::time::Instant;
 use tg_shared::exit;
 use tg_shared::ndjson::RecordWriter;
 use tg_shared::record::{EdgeKind, Header, Record, Summary};
+use tg_shared::stage::Failure;
 use tg_shared::store::{self, Store};
 use tg_shared::walk;
-
-/// A failure that ends the run, with its exit code.
-#[derive(Debug)]
-pub struct Failure {
-    pub code: i32,
-    pub message: String,
-}
-
-impl Failure {
-    fn new(code: i32, message: impl Into<String>) -> Self {
-        Failure {
-            code,
-            message: message.into(),
-        }
-    }
-}
 
 fn write_output_file(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     store::write_if_changed(path, bytes)
         .map(|_| ())
-        .map_err(|e| {
-            Failure::new(
-                exit::CANT_CREATE,
-                format!("cannot write {}: {e}", path.display()),
-            )
-        })
+        .map_err(|e| Failure::cant_write(path, &e))
 }
 
 /// The outcome of writing the stream: `Ok(true)` when the reader closed the pipe, which is a

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tg_shared::approval;
 use tg_shared::contract::{self, NeedsConfirmation};
 use tg_shared::exit;
-use tg_shared::layers::{self, PlanSettings, CONFIG_FILE};
+use tg_shared::layers::{self, PlanSettings};
 use tg_shared::record::{Candidate, Diagnostic, EdgeKind, Level, Record, Summary};
 use tg_shared::stage::{Failure, Input, Output, StreamCheck};
 use tg_shared::store::{self, Store, STORE_DIR};
@@ -26,8 +26,6 @@ use tg_shared::store::{self, Store, STORE_DIR};
 pub const STAGE: &str = "tg-plan";
 /// The diagnostic code of an approval file that cannot be used.
 pub const BAD_APPROVAL: &str = "bad_approval";
-/// The ranked candidates, for `tldrgraph plan`.
-pub const PLAN_FILE: &str = "plan.json";
 
 /// `.tldrgraph/plan.json`.
 #[derive(Debug, Serialize)]
@@ -41,17 +39,10 @@ pub struct PlanFile<'a> {
     pub candidates: &'a [Candidate],
 }
 
-fn settings(cli: &Cli, store: &Store) -> Result<PlanSettings, Failure> {
-    let path = store.path(CONFIG_FILE);
-    let mut settings = match std::fs::read_to_string(&path) {
-        Ok(text) => {
-            let shown = std::path::PathBuf::from(STORE_DIR).join(CONFIG_FILE);
-            layers::parse(&shown, &text)
-                .map_err(|e| Failure::new(exit::DATA, e.to_string()).with_hint(e.hint))?
-                .plan
-        }
-        Err(_) => PlanSettings::default(),
-    };
+fn settings(cli: &Cli, cwd: &std::path::Path, store: &Store) -> Result<PlanSettings, Failure> {
+    let mut settings = layers::load_repo_config(cwd, store, None)?
+        .map(|config| config.plan)
+        .unwrap_or_default();
     if let Some(n) = cli.min_lines {
         settings.min_lines = n;
     }
@@ -74,16 +65,9 @@ fn settings(cli: &Cli, store: &Store) -> Result<PlanSettings, Failure> {
     Ok(settings)
 }
 
-fn artifact_failure(path: &std::path::Path, err: &std::io::Error) -> Failure {
-    Failure::new(
-        exit::CANT_CREATE,
-        format!("cannot write {}: {err}", path.display()),
-    )
-}
-
 pub fn run(cli: &Cli) -> Result<(), Failure> {
-    let (_, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
-    let settings = settings(cli, &store)?;
+    let (cwd, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
+    let settings = settings(cli, &cwd, &store)?;
     let mut input = Input::open(cli.input.as_deref())?;
     let mut output = Output::new(cli.output.as_deref());
     let mut stream = StreamCheck::default();
@@ -184,7 +168,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     // stages after this one commit nothing.
     let _lock = store
         .lock()
-        .map_err(|e| artifact_failure(&store.lock_path(), &e))?;
+        .map_err(|e| Failure::cant_write(&store.lock_path(), &e))?;
     let plan_file = PlanFile {
         eligible: plan.eligible,
         cross_layer_calls: plan.cross_layer_calls,
@@ -197,9 +181,9 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     let plan_json = serde_json::to_string_pretty(&plan_file)
         .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise the plan: {e}")))?
         + "\n";
-    let plan_path = store.path(PLAN_FILE);
+    let plan_path = store.path(contract::PLAN_FILE);
     store::write_if_changed(&plan_path, plan_json.as_bytes())
-        .map_err(|e| artifact_failure(&plan_path, &e))?;
+        .map_err(|e| Failure::cant_write(&plan_path, &e))?;
     let approval_path = store.path(approval::APPROVAL_FILE);
     let mut diagnostics = Vec::new();
     let mut approved = match approval::load(&approval_path) {
@@ -241,7 +225,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
                 .map(|c| c.id.clone()),
         );
         approval::save(&approval_path, &approved, cli.batch, cli.limit)
-            .map_err(|e| artifact_failure(&approval_path, &e))?;
+            .map_err(|e| Failure::cant_write(&approval_path, &e))?;
     } else if cli.yes && !cli.quiet {
         eprintln!("tg-plan: --yes has no effect with --enrich off: nothing is enriched");
     }

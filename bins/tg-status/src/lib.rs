@@ -67,7 +67,7 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
         return Ok(None);
     }
     let mut graph = graph::GraphWriter::create(&store.path(GRAPH_FILE))
-        .map_err(|e| artifact_failure(&store.path(GRAPH_FILE), &e))?;
+        .map_err(|e| Failure::cant_write(&store.path(GRAPH_FILE), &e))?;
     let mut blocking: Option<(usize, Status)> = None;
     let mut files = BTreeMap::new();
     let mut skipped = Vec::new();
@@ -118,7 +118,7 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
             }
             _ => Ok(()),
         };
-        written.map_err(|e| artifact_failure(&store.path(GRAPH_FILE), &e))?;
+        written.map_err(|e| Failure::cant_write(&store.path(GRAPH_FILE), &e))?;
     }
     // A truncated stream commits nothing: the graph file is dropped uncommitted.
     stream.finish(&input.name)?;
@@ -146,13 +146,13 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
         .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise the state: {e}")))?;
     let _lock = store
         .lock()
-        .map_err(|e| artifact_failure(&store.lock_path(), &e))?;
+        .map_err(|e| Failure::cant_write(&store.lock_path(), &e))?;
     graph
         .commit()
-        .map_err(|e| artifact_failure(&store.path(GRAPH_FILE), &e))?;
+        .map_err(|e| Failure::cant_write(&store.path(GRAPH_FILE), &e))?;
     let state_path = store.path(STATE_FILE);
     store::write_if_changed(&state_path, &state_json)
-        .map_err(|e| artifact_failure(&state_path, &e))?;
+        .map_err(|e| Failure::cant_write(&state_path, &e))?;
     if !cli.quiet {
         eprintln!(
             "tg-status: {} ({nodes} nodes, {edges} edges, {layers} layers)",
@@ -160,13 +160,6 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
         );
     }
     Ok(Some(payload))
-}
-
-fn artifact_failure(path: &std::path::Path, err: &std::io::Error) -> Failure {
-    Failure::new(
-        exit::CANT_CREATE,
-        format!("cannot write {}: {err}", path.display()),
-    )
 }
 
 /// `payload` with `extra` fields appended (used for freshness).

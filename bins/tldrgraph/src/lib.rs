@@ -47,13 +47,9 @@ fn emit(payload: &Value, json: bool, code: i32) -> i32 {
     } else {
         render::human(payload)
     };
-    let mut out = Output::new(None);
-    match out.line(text.trim_end()).and_then(|()| out.finish()) {
-        Ok(()) => code,
-        Err(failure) => {
-            failure.report("tldrgraph");
-            failure.code
-        }
+    match print(&text) {
+        exit::OK => code,
+        failed => failed,
     }
 }
 
@@ -80,6 +76,13 @@ fn default_hint(code: i32) -> &'static str {
         exit::CANT_CREATE | exit::IO => "check the permissions and free space of .tldrgraph/",
         _ => "run the command again with --verbose and report the stage's output",
     }
+}
+
+/// Reports `failure` on stderr (for the commands that print text, not a contract state);
+/// its exit code.
+fn report(failure: &Failure) -> i32 {
+    failure.report("tldrgraph");
+    failure.code
 }
 
 /// The repository: `path` if given, else the git top level above the current directory.
@@ -228,11 +231,7 @@ fn init(args: &InitArgs) -> i32 {
     };
     let contract_path = store.path(CONTRACT_FILE);
     if let Err(err) = store::write_if_changed(&contract_path, AGENT_CONTRACT.as_bytes()) {
-        let failure = Failure::new(
-            exit::CANT_CREATE,
-            format!("cannot write {}: {err}", contract_path.display()),
-        );
-        return fail(failure, None);
+        return fail(Failure::cant_write(&contract_path, &err), None);
     }
     let init_args = args;
     let root_arg = || -> Vec<OsString> { vec!["--root".into(), root.clone().into_os_string()] };
@@ -354,10 +353,7 @@ pub const CONTRACT_STALE: i32 = 1;
 fn contract(args: &ContractArgs) -> i32 {
     let root = match repository(args.path.as_deref()) {
         Ok(root) => root,
-        Err(failure) => {
-            failure.report("tldrgraph");
-            return failure.code;
-        }
+        Err(failure) => return report(&failure),
     };
     let path = Store::at_root(&root).path(CONTRACT_FILE);
     if args.check {
@@ -395,10 +391,7 @@ fn contract(args: &ContractArgs) -> i32 {
 fn install_command(args: &InstallArgs, installing: bool) -> i32 {
     let root = match repository(args.path.as_deref()) {
         Ok(root) => root,
-        Err(failure) => {
-            failure.report("tldrgraph");
-            return failure.code;
-        }
+        Err(failure) => return report(&failure),
     };
     let result = if installing {
         install::install(&root, args.dry_run)
@@ -415,11 +408,7 @@ fn install_command(args: &InstallArgs, installing: bool) -> i32 {
             if actions.is_empty() {
                 text.push_str("nothing to do\n");
             }
-            let mut out = Output::new(None);
-            match out.line(text.trim_end()).and_then(|()| out.finish()) {
-                Ok(()) => exit::OK,
-                Err(failure) => failure.code,
-            }
+            print(&text)
         }
         Err(message) => {
             eprintln!("tldrgraph: error: {message}");
@@ -428,24 +417,21 @@ fn install_command(args: &InstallArgs, installing: bool) -> i32 {
     }
 }
 
-/// Prints `text` on stdout; the exit code.
+/// Prints `text` on stdout; the exit code (0, or the output's failure, reported).
 fn print(text: &str) -> i32 {
     let mut out = Output::new(None);
     match out.line(text.trim_end()).and_then(|()| out.finish()) {
         Ok(()) => exit::OK,
-        Err(failure) => failure.code,
+        Err(failure) => report(&failure),
     }
 }
 
 fn plan_command(args: &PlanArgs) -> i32 {
     let root = match repository(args.path.as_deref()) {
         Ok(root) => root,
-        Err(failure) => {
-            failure.report("tldrgraph");
-            return failure.code;
-        }
+        Err(failure) => return report(&failure),
     };
-    let path = Store::at_root(&root).path("plan.json");
+    let path = Store::at_root(&root).path(contract::PLAN_FILE);
     let plan: Value = match std::fs::read(&path)
         .map_err(|e| e.to_string())
         .and_then(|b| serde_json::from_slice(&b).map_err(|e| format!("line {}: {e}", e.line())))
@@ -496,10 +482,7 @@ fn plan_command(args: &PlanArgs) -> i32 {
 fn approve_command(args: &ApproveArgs) -> i32 {
     let root = match repository(args.path.as_deref()) {
         Ok(root) => root,
-        Err(failure) => {
-            failure.report("tldrgraph");
-            return failure.code;
-        }
+        Err(failure) => return report(&failure),
     };
     let store = Store::at_root(&root);
     let path = store.path(tg_shared::approval::APPROVAL_FILE);

@@ -29,7 +29,10 @@
 mod locate;
 pub mod original;
 
+use crate::exit;
 use crate::record::NodeKind;
+use crate::stage::Failure;
+use crate::store::{Store, STORE_DIR};
 use crate::yaml;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
@@ -225,6 +228,68 @@ impl LayerConfig {
     }
 }
 
+/// Why a config cannot be used: it cannot be read, or it is invalid (with its position).
+#[derive(Debug)]
+pub enum ConfigProblem {
+    Unreadable(Failure),
+    Invalid(ConfigError),
+}
+
+impl From<ConfigProblem> for Failure {
+    fn from(problem: ConfigProblem) -> Self {
+        match problem {
+            ConfigProblem::Unreadable(failure) => failure,
+            ConfigProblem::Invalid(err) => {
+                Failure::new(exit::DATA, err.to_string()).with_hint(err.hint)
+            }
+        }
+    }
+}
+
+/// The repository's config (`explicit`, relative to `cwd`, else `.tldrgraph/layers.config.yaml`):
+/// `None` when the repository has none yet.
+pub fn load_repo_config(
+    cwd: &Path,
+    store: &Store,
+    explicit: Option<&Path>,
+) -> Result<Option<LayerConfig>, ConfigProblem> {
+    let (path, shown) = match explicit {
+        Some(path) => (cwd.join(path), path.to_path_buf()),
+        None => (
+            store.path(CONFIG_FILE),
+            PathBuf::from(STORE_DIR).join(CONFIG_FILE),
+        ),
+    };
+    let text = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound && explicit.is_none() => {
+            return Ok(None)
+        }
+        Err(err) => {
+            return Err(ConfigProblem::Unreadable(Failure::new(
+                exit::NO_INPUT,
+                format!("cannot read {}: {err}", shown.display()),
+            )))
+        }
+    };
+    let text = String::from_utf8(text).map_err(|e| {
+        ConfigProblem::Unreadable(
+            Failure::new(
+                exit::DATA,
+                format!(
+                    "{}: not UTF-8 (byte {})",
+                    shown.display(),
+                    e.utf8_error().valid_up_to()
+                ),
+            )
+            .with_hint("save the config as UTF-8"),
+        )
+    })?;
+    parse(&shown, &text)
+        .map(Some)
+        .map_err(ConfigProblem::Invalid)
+}
+
 /// Reads and validates a config file.
 pub fn load(path: &Path) -> Result<LayerConfig, ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
@@ -343,6 +408,14 @@ fn parse_unknown_field(message: &str) -> Option<(String, Vec<String>)> {
 fn missing_field(message: &str) -> Option<String> {
     let rest = &message[message.find("missing field `")? + "missing field `".len()..];
     Some(rest.split('`').next()?.to_string())
+}
+
+/// "did you mean `x`? " for the nearest of `candidates`, or nothing.
+fn did_you_mean(word: &str, candidates: &[String]) -> String {
+    match nearest(word, candidates) {
+        Some(n) => format!("did you mean `{n}`? "),
+        None => String::new(),
+    }
 }
 
 /// The candidate closest to `word` by edit distance, if it is plausibly a typo of it.
@@ -510,10 +583,7 @@ pub(crate) fn finish(
     }
     let known: Vec<String> = layers.iter().map(|l| l.id.clone()).collect();
     let unknown_layer = |key: &str, name: &str| {
-        let suggestion = match nearest(name, &known) {
-            Some(n) => format!("did you mean `{n}`? "),
-            None => String::new(),
-        };
+        let suggestion = did_you_mean(name, &known);
         ctx.error(
             ctx.at(key, name, 0),
             format!("`{key}` names layer `{name}`, which is not defined"),
@@ -605,10 +675,7 @@ pub(crate) fn parse_kind(ctx: &Ctx, key: &str, name: &str) -> Result<NodeKind, C
             .iter()
             .map(|k| k.as_str().to_string())
             .collect();
-        let suggestion = match nearest(name, &valid) {
-            Some(n) => format!("did you mean `{n}`? "),
-            None => String::new(),
-        };
+        let suggestion = did_you_mean(name, &valid);
         ctx.error(
             ctx.at(key, name, 0),
             format!("`{name}` is not a node kind"),
