@@ -9,9 +9,19 @@ set -euo pipefail
 root="${1:-.}"
 bin="${TLDRGRAPH_BIN:-}"
 "${bin}tldrgraph" contract "$root"
-# Flags for tg-plan (`--yes`, `--batch N`, `--limit N`, `--enrich off`) follow the repository.
+# Flags for tg-plan (`--yes`, `--batch N`, `--limit N`, `--enrich off`) follow the repository;
+# tg-enrich reads the batch size from the approval `--yes` records and gets `--enrich off` too.
+# (`tldrgraph init` also applies a dropped .tldrgraph/enrichment_response.* first.)
 shift || true
+enrich=()
+prev=""
+for arg in "$@"; do
+  if [ "$prev" = "--enrich" ]; then enrich=(--enrich "$arg"); fi
+  case "$arg" in --enrich=*) enrich=("$arg") ;; esac
+  prev="$arg"
+done
 "${bin}tg-extract" --root "$root" "$root" \
   | "${bin}tg-classify" --root "$root" \
   | "${bin}tg-plan" --root "$root" "$@" \
+  | "${bin}tg-enrich" --root "$root" ${enrich[@]+"${enrich[@]}"} \
   | "${bin}tg-status" --root "$root"

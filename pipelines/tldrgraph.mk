@@ -13,8 +13,10 @@
 #   make/extract.ndjson    tg-extract's stream       (the sources and their list)
 #   make/classify.ndjson   tg-classify's stream      (extract.ndjson, layers.config.yaml)
 #   make/plan.ndjson       tg-plan's stream          (classify.ndjson, layers.config.yaml,
-#                                                     approval.json); also plan.json
-#   make/status.json       the contract state        (plan.ndjson); also graph.json, state.json
+#                                                     approval.json, intents.ndjson); also plan.json
+#   make/enrich.ndjson     tg-enrich's stream        (plan.ndjson, approval.json, intents.ndjson);
+#                                                     also enrichment_request.json
+#   make/status.json       the contract state        (enrich.ndjson); also graph.json, state.json
 #   AGENT_CONTRACT.md      the agent's guide         (the tldrgraph binary)
 #
 # How a stage is skipped when its input did not change: every stage writes its output only when
@@ -53,7 +55,8 @@ TLDRGRAPH_DIR := $(TLDRGRAPH_ROOT)/.tldrgraph
 TLDRGRAPH_MAKE := $(TLDRGRAPH_DIR)/make
 TLDRGRAPH_CONFIG := $(wildcard $(TLDRGRAPH_DIR)/layers.config.yaml)
 TLDRGRAPH_APPROVAL := $(wildcard $(TLDRGRAPH_DIR)/approval.json)
-TLDRGRAPH_EXES := $(foreach b,tg-extract tg-classify tg-plan tg-status tldrgraph,$(shell command -v $(TLDRGRAPH_BIN)$(b) 2>/dev/null))
+TLDRGRAPH_INTENTS := $(wildcard $(TLDRGRAPH_DIR)/intents.ndjson)
+TLDRGRAPH_EXES := $(foreach b,tg-extract tg-classify tg-plan tg-enrich tg-status tldrgraph,$(shell command -v $(TLDRGRAPH_BIN)$(b) 2>/dev/null))
 TLDRGRAPH_SUB := $(MAKE) --no-print-directory -f $(TLDRGRAPH_MK) TLDRGRAPH_ROOT=$(TLDRGRAPH_ROOT) TLDRGRAPH_BIN=$(TLDRGRAPH_BIN)
 
 # Written while the makefile is read (so `make -n` tells the truth), by the shell itself (so a
@@ -62,24 +65,26 @@ TLDRGRAPH_REPLACE = if cmp -s $(1).tmp $(1); then rm -f $(1).tmp; else mv -f $(1
 TLDRGRAPH_LIST_UPDATE := $(shell mkdir -p $(TLDRGRAPH_MAKE) \
   && find $(TLDRGRAPH_ROOT) \( -name .git -o -name .tldrgraph -o -name target -o -name node_modules \) -prune -o -type f \( -name '*.py' -o -name '*.pyi' -o -name '*.c' -o -name '*.h' -o -name '*.rs' -o -name .gitignore -o -name .ignore -o -name Cargo.toml \) -print 2>/dev/null | LC_ALL=C sort > $(TLDRGRAPH_MAKE)/sources.list.tmp \
   && $(call TLDRGRAPH_REPLACE,$(TLDRGRAPH_MAKE)/sources.list) \
-  && echo "config=$(if $(TLDRGRAPH_CONFIG),present,absent) approval=$(if $(TLDRGRAPH_APPROVAL),present,absent)" > $(TLDRGRAPH_MAKE)/config.state.tmp \
+  && echo "config=$(if $(TLDRGRAPH_CONFIG),present,absent) approval=$(if $(TLDRGRAPH_APPROVAL),present,absent) intents=$(if $(TLDRGRAPH_INTENTS),present,absent)" > $(TLDRGRAPH_MAKE)/config.state.tmp \
   && $(call TLDRGRAPH_REPLACE,$(TLDRGRAPH_MAKE)/config.state))
 TLDRGRAPH_SOURCES := $(shell cat $(TLDRGRAPH_MAKE)/sources.list)
 
 .DELETE_ON_ERROR:
-.PHONY: tldrgraph tldrgraph-extract tldrgraph-classify tldrgraph-plan tldrgraph-state tldrgraph-contract tldrgraph-status tldrgraph-clean
+.PHONY: tldrgraph tldrgraph-extract tldrgraph-classify tldrgraph-plan tldrgraph-enrich tldrgraph-state tldrgraph-contract tldrgraph-status tldrgraph-clean
 
 # Each stage in its own make, in order (see above).
 tldrgraph:
 	+@$(TLDRGRAPH_SUB) tldrgraph-extract
 	+@$(TLDRGRAPH_SUB) tldrgraph-classify
 	+@$(TLDRGRAPH_SUB) tldrgraph-plan
+	+@$(TLDRGRAPH_SUB) tldrgraph-enrich
 	+@$(TLDRGRAPH_SUB) tldrgraph-state
 	+@$(TLDRGRAPH_SUB) tldrgraph-contract
 
 tldrgraph-extract: $(TLDRGRAPH_MAKE)/extract.stamp
 tldrgraph-classify: $(TLDRGRAPH_MAKE)/classify.stamp
 tldrgraph-plan: $(TLDRGRAPH_MAKE)/plan.stamp
+tldrgraph-enrich: $(TLDRGRAPH_MAKE)/enrich.stamp
 tldrgraph-state: $(TLDRGRAPH_MAKE)/status.stamp
 tldrgraph-contract: $(TLDRGRAPH_DIR)/AGENT_CONTRACT.md
 
@@ -90,23 +95,31 @@ $(TLDRGRAPH_MAKE)/extract.stamp: $(TLDRGRAPH_SOURCES) $(TLDRGRAPH_MAKE)/sources.
 	$(TLDRGRAPH_BIN)tg-extract --root $(TLDRGRAPH_ROOT) -o $(TLDRGRAPH_MAKE)/extract.ndjson $(TLDRGRAPH_ROOT)
 	@mv -f $@.new $@
 
-$(TLDRGRAPH_MAKE)/classify.stamp: $(TLDRGRAPH_MAKE)/extract.ndjson $(TLDRGRAPH_CONFIG) $(TLDRGRAPH_MAKE)/config.state $(TLDRGRAPH_EXES)
+# The agent's layer overrides live in intents.ndjson.
+$(TLDRGRAPH_MAKE)/classify.stamp: $(TLDRGRAPH_MAKE)/extract.ndjson $(TLDRGRAPH_CONFIG) $(TLDRGRAPH_INTENTS) $(TLDRGRAPH_MAKE)/config.state $(TLDRGRAPH_EXES)
 	@touch $@.new
 	$(TLDRGRAPH_BIN)tg-classify -q --root $(TLDRGRAPH_ROOT) -i $(TLDRGRAPH_MAKE)/extract.ndjson -o $(TLDRGRAPH_MAKE)/classify.ndjson
 	@mv -f $@.new $@
 
 # tg-plan reads the `plan:` settings and the approval; make never approves (`--yes` is the
 # user's word, given through `tldrgraph init --yes`).
-$(TLDRGRAPH_MAKE)/plan.stamp: $(TLDRGRAPH_MAKE)/classify.ndjson $(TLDRGRAPH_CONFIG) $(TLDRGRAPH_APPROVAL) $(TLDRGRAPH_MAKE)/config.state $(TLDRGRAPH_EXES)
+$(TLDRGRAPH_MAKE)/plan.stamp: $(TLDRGRAPH_MAKE)/classify.ndjson $(TLDRGRAPH_CONFIG) $(TLDRGRAPH_APPROVAL) $(TLDRGRAPH_INTENTS) $(TLDRGRAPH_MAKE)/config.state $(TLDRGRAPH_EXES)
 	@touch $@.new
 	$(TLDRGRAPH_BIN)tg-plan -q --root $(TLDRGRAPH_ROOT) -i $(TLDRGRAPH_MAKE)/classify.ndjson -o $(TLDRGRAPH_MAKE)/plan.ndjson
 	@mv -f $@.new $@
 
+# Intents come from the agent (`tldrgraph enrich --apply`) or, with TLDRGRAPH_LLM_PROVIDER
+# set, from an LLM endpoint; a dropped enrichment_response.* is applied by `tldrgraph init`.
+$(TLDRGRAPH_MAKE)/enrich.stamp: $(TLDRGRAPH_MAKE)/plan.ndjson $(TLDRGRAPH_APPROVAL) $(TLDRGRAPH_INTENTS) $(TLDRGRAPH_MAKE)/config.state $(TLDRGRAPH_EXES)
+	@touch $@.new
+	$(TLDRGRAPH_BIN)tg-enrich -q --root $(TLDRGRAPH_ROOT) -i $(TLDRGRAPH_MAKE)/plan.ndjson -o $(TLDRGRAPH_MAKE)/enrich.ndjson
+	@mv -f $@.new $@
+
 # tg-status records the config's hash, so it reruns on a config edit even when the streams
 # came out the same.
-$(TLDRGRAPH_MAKE)/status.stamp: $(TLDRGRAPH_MAKE)/plan.ndjson $(TLDRGRAPH_CONFIG) $(TLDRGRAPH_MAKE)/config.state $(TLDRGRAPH_EXES)
+$(TLDRGRAPH_MAKE)/status.stamp: $(TLDRGRAPH_MAKE)/enrich.ndjson $(TLDRGRAPH_CONFIG) $(TLDRGRAPH_MAKE)/config.state $(TLDRGRAPH_EXES)
 	@touch $@.new
-	$(TLDRGRAPH_BIN)tg-status -q --root $(TLDRGRAPH_ROOT) -i $(TLDRGRAPH_MAKE)/plan.ndjson > $(TLDRGRAPH_MAKE)/status.json.tmp
+	$(TLDRGRAPH_BIN)tg-status -q --root $(TLDRGRAPH_ROOT) -i $(TLDRGRAPH_MAKE)/enrich.ndjson > $(TLDRGRAPH_MAKE)/status.json.tmp
 	@$(call TLDRGRAPH_REPLACE,$(TLDRGRAPH_MAKE)/status.json)
 	@mv -f $@.new $@
 
@@ -120,6 +133,9 @@ $(TLDRGRAPH_MAKE)/classify.ndjson:
 $(TLDRGRAPH_MAKE)/plan.ndjson:
 	+@rm -f $(TLDRGRAPH_MAKE)/plan.stamp
 	+@$(TLDRGRAPH_SUB) tldrgraph-plan
+$(TLDRGRAPH_MAKE)/enrich.ndjson:
+	+@rm -f $(TLDRGRAPH_MAKE)/enrich.stamp
+	+@$(TLDRGRAPH_SUB) tldrgraph-enrich
 
 $(TLDRGRAPH_DIR)/AGENT_CONTRACT.md: $(TLDRGRAPH_EXES)
 	$(TLDRGRAPH_BIN)tldrgraph contract $(TLDRGRAPH_ROOT)

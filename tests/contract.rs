@@ -5,7 +5,9 @@ use serde_json::Value;
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use tg_integration::{assert_golden, copy_fixture, init_json, json_payload, run, stage};
+use tg_integration::{
+    answer_batches, assert_golden, copy_fixture, init_json, json_payload, run, stage,
+};
 
 /// Layers an agent could design for tests/fixtures/python.
 const PYTHON_LAYERS: &str = include_str!("fixtures/layers/python.layers.config.yaml");
@@ -107,9 +109,18 @@ fn an_agent_goes_from_needs_layers_to_done() {
         (Some("needs_confirmation"), 11)
     );
 
-    // The user says yes: approved, and with no enrichment stage yet the graph is done.
+    // The user says yes: the first batch of symbols to write intents for.
     let (payload, code) = init_json(dir, &["--yes"]);
     assert_eq!(code, 0);
+    assert_golden("needs_enrichment.python.json", &pretty(&payload));
+    let (status, code) = status_code(dir);
+    assert_eq!(
+        (status["status"].as_str(), code),
+        (Some("needs_enrichment"), 12)
+    );
+    let (payload, rounds) = answer_batches(dir, payload);
+    assert_eq!(rounds.len(), 1);
+    assert_eq!(rounds[0].len() as u64, candidates);
     assert_golden("done.python.json", &pretty(&payload));
     assert_eq!(payload["nodes_count"], 32);
     assert_eq!(payload["edges_count"], 57);
@@ -170,7 +181,8 @@ fn bad_configs_are_located_errors_that_keep_the_previous_artifacts() {
     let (first, _) = init_json(dir, &[]);
     assert_eq!(first["status"], "needs_layers");
     write_config(dir, PYTHON_LAYERS);
-    assert_eq!(init_json(dir, &["--yes"]).0["status"], "done");
+    let (done, _) = answer_batches(dir, init_json(dir, &["--yes"]).0);
+    assert_eq!(done["status"], "done");
     let store = dir.join(".tldrgraph");
     let snapshot = |name: &str| fs::read(store.join(name)).expect("artifact");
     let kept = ["graph.json", "layers.yaml", "state.json", "symbols.md"].map(snapshot);
@@ -432,7 +444,8 @@ fn approval_survives_reruns_asks_only_about_new_candidates_and_can_be_revoked() 
     let (first, _) = init_json(dir, &[]);
     assert_eq!(first["status"], "needs_confirmation");
     let all = first["candidates_count"].as_u64().expect("count");
-    assert_eq!(init_json(dir, &["--yes"]).0["status"], "done");
+    let (done, rounds) = answer_batches(dir, init_json(dir, &["--yes"]).0);
+    assert_eq!((done["status"].as_str(), rounds.len()), (Some("done"), 1));
     assert_eq!(
         init_json(dir, &[]).0["status"],
         "done",
@@ -484,14 +497,34 @@ fn approval_survives_reruns_asks_only_about_new_candidates_and_can_be_revoked() 
             .any(|c| c["id"] == "pkg/models.py::shared_hub"),
         "{plan}"
     );
-    assert_eq!(init_json(dir, &["--yes"]).0["status"], "done");
+    // Only the new symbol is asked for: the others keep their intents.
+    let (done, rounds) = answer_batches(dir, init_json(dir, &["--yes"]).0);
+    assert_eq!(done["status"], "done");
+    assert_eq!(rounds.len(), 1);
+    assert!(
+        rounds[0].contains(&"pkg/models.py::shared_hub".to_string()),
+        "{rounds:?}"
+    );
+    assert_eq!(rounds[0].len() as u64, planned, "{rounds:?}");
 
-    // Revoked: the whole plan is asked about again.
+    // Revoked: every intent is current, so nothing costs anything and nothing is asked...
     let revoke = run("tldrgraph", dir, &["approve", "--revoke"]);
     assert!(revoke.status.success());
+    assert_eq!(init_json(dir, &[]).0["status"], "done");
+    // ...until a symbol's own source changes: its new intent needs the user's yes again.
+    let api = fs::read_to_string(dir.join("pkg/api.py")).expect("read");
+    fs::write(
+        dir.join("pkg/api.py"),
+        api.replace(
+            "    return Session().send()",
+            "    return Session().send() or None",
+        ),
+    )
+    .expect("write");
     let (asked, _) = init_json(dir, &[]);
-    assert_eq!(asked["status"], "needs_confirmation");
-    assert!(asked["planned_this_run"].as_u64() >= Some(all));
+    assert_eq!(asked["status"], "needs_confirmation", "{asked}");
+    assert_eq!(asked["planned_this_run"], 1, "{asked}");
+    assert!(all > 1);
     // Zero-token mode reaches done without asking.
     assert_eq!(init_json(dir, &["--enrich", "off"]).0["status"], "done");
 }

@@ -94,3 +94,49 @@ pub fn assert_golden(name: &str, actual: &str) {
         .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()));
     assert_eq!(actual, expected, "differs from {}", path.display());
 }
+
+/// The intent a test agent writes for `id`.
+pub fn test_intent(id: &str) -> String {
+    format!("Intent of {id}.")
+}
+
+/// Answers `needs_enrichment` batches as an agent would (writes the answer file, applies it with
+/// `tldrgraph enrich --apply`, runs `init --json` again) until another state comes: that state
+/// and the ids of each batch answered.
+pub fn answer_batches(
+    dir: &Path,
+    mut payload: serde_json::Value,
+) -> (serde_json::Value, Vec<Vec<String>>) {
+    let mut rounds = Vec::new();
+    while payload["status"] == "needs_enrichment" {
+        assert!(
+            rounds.len() < 100,
+            "the enrichment loop does not end: {payload}"
+        );
+        let ids: Vec<String> = payload["batch"]
+            .as_array()
+            .expect("batch")
+            .iter()
+            .map(|item| item["id"].as_str().expect("id").to_string())
+            .collect();
+        let answer: Vec<serde_json::Value> = ids
+            .iter()
+            .map(|id| serde_json::json!({"id": id, "intent": test_intent(id)}))
+            .collect();
+        let file = dir.join(".tldrgraph").join("test-answer.json");
+        std::fs::write(&file, serde_json::to_string(&answer).expect("json")).expect("write answer");
+        let applied = run(
+            "tldrgraph",
+            dir,
+            &["enrich", "--apply", file.to_str().expect("utf-8 path")],
+        );
+        assert!(
+            applied.status.success(),
+            "apply failed: {}",
+            String::from_utf8_lossy(&applied.stderr)
+        );
+        rounds.push(ids);
+        payload = init_json(dir, &[]).0;
+    }
+    (payload, rounds)
+}

@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use tg_integration::{copy_fixture, init_json, stage};
 
-const STAGES: [&str; 5] = [
+const STAGES: [&str; 6] = [
     "tg-extract",
     "tg-classify",
     "tg-plan",
+    "tg-enrich",
     "tg-status",
     "tldrgraph",
 ];
@@ -116,6 +117,7 @@ fn make_rebuilds_exactly_what_is_stale() {
             "tg-extract",
             "tg-classify",
             "tg-plan",
+            "tg-enrich",
             "tg-status",
             "tldrgraph"
         ]
@@ -145,7 +147,16 @@ fn make_rebuilds_exactly_what_is_stale() {
     );
     let (output, runs) = project.make(&["tldrgraph"], None);
     assert!(output.status.success());
-    assert_eq!(runs, ["tg-extract", "tg-classify", "tg-plan", "tg-status"]);
+    assert_eq!(
+        runs,
+        [
+            "tg-extract",
+            "tg-classify",
+            "tg-plan",
+            "tg-enrich",
+            "tg-status"
+        ]
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("(1 parsed, 5 cached"), "{stderr}");
 
@@ -157,7 +168,7 @@ fn make_rebuilds_exactly_what_is_stale() {
     .expect("config");
     let (output, runs) = project.make(&["-j4", "tldrgraph"], None);
     assert!(output.status.success());
-    assert_eq!(runs, ["tg-classify", "tg-plan", "tg-status"]);
+    assert_eq!(runs, ["tg-classify", "tg-plan", "tg-enrich", "tg-status"]);
     // Layers exist, so the plan asks for approval (make never approves on the user's behalf).
     assert_eq!(project.state()["status"], "needs_confirmation");
     assert!(project.state()["candidates_count"].as_u64() > Some(0));
@@ -166,14 +177,26 @@ fn make_rebuilds_exactly_what_is_stale() {
     fs::write(dir.join("pkg/extra.py"), "def extra():\n    pass\n").expect("write");
     assert_eq!(
         project.build(),
-        ["tg-extract", "tg-classify", "tg-plan", "tg-status"]
+        [
+            "tg-extract",
+            "tg-classify",
+            "tg-plan",
+            "tg-enrich",
+            "tg-status"
+        ]
     );
     // 32 nodes, the function added to util.py, and extra.py's module and function.
     assert_eq!(project.state()["total_nodes"], 35);
     fs::remove_file(dir.join("pkg/extra.py")).expect("rm");
     assert_eq!(
         project.build(),
-        ["tg-extract", "tg-classify", "tg-plan", "tg-status"]
+        [
+            "tg-extract",
+            "tg-classify",
+            "tg-plan",
+            "tg-enrich",
+            "tg-status"
+        ]
     );
     assert_eq!(project.state()["total_nodes"], 33);
     assert!(project.build().is_empty());
@@ -204,7 +227,10 @@ fn a_stage_killed_mid_way_leaves_nothing_that_looks_up_to_date() {
     );
 
     // The next build picks up where the dead one stopped.
-    assert_eq!(project.build(), ["tg-classify", "tg-plan", "tg-status"]);
+    assert_eq!(
+        project.build(),
+        ["tg-classify", "tg-plan", "tg-enrich", "tg-status"]
+    );
     assert_eq!(project.state()["extracted_symbols_count"], 27);
     assert!(project.build().is_empty());
 }
@@ -283,8 +309,12 @@ fn make_recovers_a_deleted_stream_and_tracks_the_config_and_leaves_the_default_g
         &config,
     )
     .expect("config");
-    assert_eq!(project.build(), ["tg-classify", "tg-plan", "tg-status"]);
+    assert_eq!(
+        project.build(),
+        ["tg-classify", "tg-plan", "tg-enrich", "tg-status"]
+    );
     append(&config, "# a comment only\n");
+    // The planned stream came out the same: tg-enrich has nothing new to read.
     assert_eq!(project.build(), ["tg-classify", "tg-plan", "tg-status"]);
     let status = Command::new(stage("tldrgraph"))
         .args(["status", "--exit-code"])
@@ -299,6 +329,9 @@ fn make_recovers_a_deleted_stream_and_tracks_the_config_and_leaves_the_default_g
 
     // Removing the config goes back to one bucket.
     fs::remove_file(&config).expect("rm");
-    assert_eq!(project.build(), ["tg-classify", "tg-plan", "tg-status"]);
+    assert_eq!(
+        project.build(),
+        ["tg-classify", "tg-plan", "tg-enrich", "tg-status"]
+    );
     assert_eq!(project.state()["status"], "needs_layers");
 }

@@ -41,22 +41,28 @@ pub fn ids_hash(ids: &BTreeSet<String>) -> String {
 }
 
 pub fn load(path: &Path) -> Loaded {
+    match read(path) {
+        Ok(None) => Loaded::None,
+        Ok(Some(approval)) => Loaded::Approved(approval.ids.into_iter().collect()),
+        Err(message) => Loaded::Malformed(message),
+    }
+}
+
+/// The whole approval (ids, and the batch size and limit it was given with), if there is a
+/// valid one; the reason when the file cannot be used.
+pub fn read(path: &Path) -> Result<Option<Approval>, String> {
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Loaded::None,
-        Err(err) => return Loaded::Malformed(format!("cannot read it: {err}")),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(format!("cannot read it: {err}")),
     };
-    let approval: Approval = match serde_json::from_slice(&bytes) {
-        Ok(approval) => approval,
-        Err(err) => return Loaded::Malformed(format!("line {}: {err}", err.line())),
-    };
-    let ids: BTreeSet<String> = approval.ids.into_iter().collect();
+    let approval: Approval =
+        serde_json::from_slice(&bytes).map_err(|err| format!("line {}: {err}", err.line()))?;
+    let ids: BTreeSet<String> = approval.ids.iter().cloned().collect();
     if approval.version != 1 || ids_hash(&ids) != approval.ids_hash {
-        return Loaded::Malformed(
-            "its ids_hash does not match its ids (edited by hand?)".to_string(),
-        );
+        return Err("its ids_hash does not match its ids (edited by hand?)".to_string());
     }
-    Loaded::Approved(ids)
+    Ok(Some(approval))
 }
 
 pub fn save(

@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 pub const BLOCKING_ORDER: [&str; 4] = [
     NEEDS_LAYERS,
     NEEDS_CONFIRMATION,
-    "needs_enrichment",
-    "needs_embeddings",
+    NEEDS_ENRICHMENT,
+    NEEDS_EMBEDDINGS,
 ];
 
 pub const NEEDS_LAYERS: &str = "needs_layers";
@@ -19,6 +19,14 @@ pub const NEEDS_CONFIRMATION: &str = "needs_confirmation";
 /// The ranked candidates behind `needs_confirmation`, in `.tldrgraph/` (written by tg-plan,
 /// shown by `tldrgraph plan`).
 pub const PLAN_FILE: &str = "plan.json";
+pub const NEEDS_ENRICHMENT: &str = "needs_enrichment";
+pub const NEEDS_EMBEDDINGS: &str = "needs_embeddings";
+/// The batch of `needs_enrichment`, also written here for agents whose tool output is cut.
+pub const REQUEST_FILE: &str = "enrichment_request.json";
+/// An answer dropped as `enrichment_response.{json,yaml,ndjson}` is applied by the next
+/// `tldrgraph init`, then renamed `enrichment_response.applied.<ext>`.
+pub const RESPONSE_STEM: &str = "enrichment_response";
+pub const RESPONSE_EXTENSIONS: [&str; 4] = ["json", "ndjson", "yaml", "yml"];
 pub const DONE: &str = "done";
 pub const ERROR: &str = "error";
 
@@ -83,6 +91,56 @@ pub fn agent_rounds(planned: u64, batch: u64) -> u64 {
         return 0;
     }
     planned.div_ceil(batch)
+}
+
+/// One symbol of a `needs_enrichment` batch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EnrichmentItem {
+    pub id: String,
+    /// The node kind (`function`, `method`, `class`, ...).
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub file: String,
+    pub line_start: u32,
+    pub line_end: u32,
+    /// The previous intent of a symbol whose source changed, else null.
+    pub current_intent: Option<String>,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
+    /// Ids of the symbols calling it and called by it (at most ten each, sorted).
+    pub callers: Vec<String>,
+    pub callees: Vec<String>,
+}
+
+/// Approved candidates lack a current intent: the next batch to write.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NeedsEnrichment {
+    pub batch: Vec<EnrichmentItem>,
+    pub batch_size: u64,
+    /// Approved symbols lacking a current intent, this batch included.
+    pub pending: u64,
+    /// What is left after this batch.
+    pub remaining_after_batch: u64,
+    /// The batch as a file (`.tldrgraph/enrichment_request.json`).
+    pub request_file: String,
+    pub apply_command: String,
+    pub next_action: String,
+    /// Ids an LLM endpoint did not answer this run (retried by the next run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<String>,
+}
+
+/// `next_action` of `needs_enrichment`.
+pub fn enrichment_action(count: usize) -> String {
+    format!(
+        "Write a one-line intent (what it is for, not how it works) for each of the {count} symbols in `batch`, \
+         as a JSON array of {{\"id\": ..., \"intent\": ...}}; run `tldrgraph enrich --apply FILE`, then `tldrgraph init --json` again"
+    )
 }
 
 /// Everything is up to date.

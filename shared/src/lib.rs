@@ -7,6 +7,7 @@ pub mod codec;
 pub mod contract;
 pub mod exit;
 pub mod hash;
+pub mod intents;
 pub mod lang;
 pub mod layers;
 pub mod ndjson;

@@ -169,6 +169,10 @@ pub struct Node {
     /// The node `hash` the intent was written for; a mismatch means the intent is stale.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intent_hash: Option<String>,
+    /// Who wrote the intent: `agent`, `llm` or `doc` (the first sentence of the doc comment, in
+    /// zero-token mode; such an intent has no `intent_hash`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent_source: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -359,6 +363,7 @@ mod tests {
             layer: None,
             intent: None,
             intent_hash: None,
+            intent_source: None,
         };
         let line = serde_json::to_string(&Record::Node(node.clone())).unwrap();
         assert_eq!(

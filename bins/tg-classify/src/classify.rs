@@ -46,6 +46,8 @@ pub struct Tally {
     pub violations: Vec<Vec<Violation>>,
     pub cross_layer_edges: u64,
     pub violation_count: u64,
+    /// Layers assigned by the agent, by node id: they win over the config's rules.
+    pub overrides: FxHashMap<String, usize>,
 }
 
 /// Edges that make one symbol depend on another; `contains` is structure, not dependency.
@@ -80,7 +82,8 @@ pub fn node_line(config: &LayerConfig, tally: &mut Tally, node: &Node, raw: &str
         name: &node.name,
         file: &node.file,
     };
-    let layer = config.classify(&view);
+    let overridden = tally.overrides.get(&node.id).copied();
+    let layer = overridden.unwrap_or_else(|| config.classify(&view));
     let info = NodeInfo {
         id: node.id.clone(),
         kind: node.kind,
@@ -97,10 +100,18 @@ pub fn node_line(config: &LayerConfig, tally: &mut Tally, node: &Node, raw: &str
     }
     tally.nodes.push(info);
     let layer_id = Value::String(config.layers[layer].id.clone());
-    if node.layer.is_none() && !raw.contains("\"layer\"") {
+    if overridden.is_some() {
+        // Recorded as such, so a reader can tell the agent's choice from the rules'.
+        let source = Value::String("agent".into());
+        rewrite(
+            raw,
+            &["layer", "layer_source"],
+            &[("layer", layer_id), ("layer_source", source)],
+        )
+    } else if node.layer.is_none() && !raw.contains("\"layer") {
         append_fields(raw, &[("layer", &layer_id)])
     } else {
-        rewrite(raw, &["layer"], &[("layer", layer_id)])
+        rewrite(raw, &["layer", "layer_source"], &[("layer", layer_id)])
     }
 }
 

@@ -34,6 +34,34 @@ pub const SYMBOLS_FILE: &str = "symbols.md";
 /// The per-layer report, relative to the store.
 pub const REPORT_FILE: &str = "layers.yaml";
 
+/// Layers the agent assigned with its intents (`layer` in `.tldrgraph/intents.ndjson`), by node
+/// id; one naming a layer the config no longer has is ignored, with a warning.
+fn layer_overrides(
+    store: &tg_shared::store::Store,
+    config: &LayerConfig,
+    quiet: bool,
+) -> Result<rustc_hash::FxHashMap<String, usize>, Failure> {
+    let path = store.path(tg_shared::intents::INTENTS_FILE);
+    let intents = tg_shared::intents::IntentStore::load(&path)
+        .map_err(|message| Failure::new(tg_shared::exit::DATA, message))?;
+    let mut overrides = rustc_hash::FxHashMap::default();
+    for entry in intents.entries() {
+        let Some(layer) = &entry.layer else { continue };
+        match config.layers.iter().position(|l| &l.id == layer) {
+            Some(index) => {
+                overrides.insert(entry.id.clone(), index);
+            }
+            None if !quiet => eprintln!(
+                "tg-classify: warning: {}: the layer `{layer}` given to {} is not in the config; ignored",
+                path.display(),
+                entry.id
+            ),
+            None => {}
+        }
+    }
+    Ok(overrides)
+}
+
 pub fn run(cli: &Cli) -> Result<(), Failure> {
     let (cwd, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
     let config = match layers::load_repo_config(&cwd, &store, cli.config.as_deref()) {
@@ -52,6 +80,9 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     let mut input = Input::open(cli.input.as_deref())?;
     let mut output = Output::new(cli.output.as_deref());
     let mut tally = Tally::new(config.layers.len());
+    if has_config {
+        tally.overrides = layer_overrides(&store, &config, cli.quiet)?;
+    }
     let mut stream = StreamCheck::default();
     while let Some(item) = input.next_item(&mut stream) {
         let item = item?;

@@ -163,6 +163,7 @@ impl Graph<'_> {
                 layer: None,
                 intent: None,
                 intent_hash: None,
+                intent_source: None,
             }))?;
         }
         Ok(out.into_inner())

@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tg_shared::approval;
 use tg_shared::contract::{self, NeedsConfirmation};
 use tg_shared::exit;
+use tg_shared::intents::{IntentStore, INTENTS_FILE};
 use tg_shared::layers::{self, PlanSettings};
 use tg_shared::record::{Candidate, Diagnostic, EdgeKind, Level, Record, Summary};
 use tg_shared::stage::{Failure, Input, Output, StreamCheck};
@@ -68,6 +69,9 @@ fn settings(cli: &Cli, cwd: &std::path::Path, store: &Store) -> Result<PlanSetti
 pub fn run(cli: &Cli) -> Result<(), Failure> {
     let (cwd, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
     let settings = settings(cli, &cwd, &store)?;
+    // Intents live in the store until tg-enrich puts them on the nodes, downstream of us.
+    let intents = IntentStore::load(&store.path(INTENTS_FILE))
+        .map_err(|message| Failure::new(exit::DATA, message))?;
     let mut input = Input::open(cli.input.as_deref())?;
     let mut output = Output::new(cli.output.as_deref());
     let mut stream = StreamCheck::default();
@@ -96,7 +100,8 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
                         layer: node.layer.clone(),
                     });
                     current_intent.push(
-                        node.intent.is_some() && node.intent_hash.as_deref() == Some(&node.hash),
+                        (node.intent.is_some() && node.intent_hash.as_deref() == Some(&node.hash))
+                            || intents.lookup(&node.id, &node.hash).current().is_some(),
                     );
                 }
             }
@@ -239,8 +244,11 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     }
     let unapproved = needing.difference(&approved).count() as u64;
     let planned = unapproved.min(cli.limit.unwrap_or(u64::MAX));
-    // With --yes the user approved what this run plans: it goes on.
-    let blocked = cli.enrich == Enrich::Auto && planned > 0 && !cli.yes;
+    // With --yes the user approved what this run plans: it goes on. While approved symbols
+    // still wait for their intents (a `--limit` run, or new candidates arriving mid-way), the
+    // approved work comes first: the question about the rest waits until it is done.
+    let approved_waiting = needing.len() as u64 - unapproved > 0;
+    let blocked = cli.enrich == Enrich::Auto && planned > 0 && !cli.yes && !approved_waiting;
     if blocked {
         let rounds = contract::agent_rounds(planned, cli.batch);
         let payload = NeedsConfirmation {

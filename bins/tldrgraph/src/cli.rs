@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 /// An architectural map of a repository for coding agents.
 ///
-/// `tldrgraph init --json` runs the pipeline (tg-extract | tg-classify | tg-plan | tg-status) and prints
+/// `tldrgraph init --json` runs the pipeline (tg-extract | tg-classify | tg-plan | tg-enrich |
+/// tg-status) and prints
 /// the contract state; `.tldrgraph/AGENT_CONTRACT.md` describes the whole loop.
 ///
 /// Exit codes: 0 the command did what was asked, whatever the state; 2 bad arguments;
@@ -44,6 +45,28 @@ pub enum Command {
     Plan(PlanArgs),
     /// Show what the user approved for enrichment; `--revoke` withdraws it.
     Approve(ApproveArgs),
+    /// Store the agent's intents for a `needs_enrichment` batch (then run `init` again).
+    ///
+    /// FILE (or `-` for stdin) is NDJSON, a JSON array or a YAML list of
+    /// `{"id": ..., "intent": ...}`, optionally with `layer`, `inputs`, `outputs`. The whole
+    /// file is checked against the last build first; any unknown or duplicate id, empty or
+    /// multi-paragraph intent rejects it (exit 65) with every problem listed, and nothing is
+    /// written.
+    Enrich(EnrichArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EnrichArgs {
+    /// The repository (default: the git top level, else the current directory).
+    pub path: Option<PathBuf>,
+
+    /// The answer file, or `-` for stdin.
+    #[arg(long, value_name = "FILE")]
+    pub apply: PathBuf,
+
+    /// Print the result (or the error) as one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -102,6 +125,23 @@ pub enum Enrich {
     Auto,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Provider {
+    Agent,
+    Openai,
+    Ollama,
+}
+
+impl Provider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Agent => "agent",
+            Provider::Openai => "openai",
+            Provider::Ollama => "ollama",
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// The repository (default: the git top level, else the current directory).
@@ -127,6 +167,15 @@ pub struct InitArgs {
     /// installed).
     #[arg(long, value_enum)]
     pub enrich: Option<Enrich>,
+
+    /// Who writes intents: the calling agent (default), or an LLM endpoint configured by
+    /// TLDRGRAPH_LLM_* variables (forwarded to tg-enrich).
+    #[arg(long, value_enum)]
+    pub provider: Option<Provider>,
+
+    /// Spend cap for an LLM provider: at most N requests this run (forwarded to tg-enrich).
+    #[arg(long, value_name = "N")]
+    pub max_requests: Option<u64>,
 
     /// Embeddings mode (forwarded to tg-embed when installed).
     #[arg(long, value_enum)]

@@ -42,7 +42,9 @@ const GITIGNORE_BLOCK: &str = ".tldrgraph/cache/
 .tldrgraph/state.json
 .tldrgraph/layers.yaml
 .tldrgraph/symbols.md
-.tldrgraph/plan.json";
+.tldrgraph/plan.json
+.tldrgraph/enrichment_request.json
+.tldrgraph/enrichment_response.*";
 
 const COMMAND_FILE: &str = "---
 description: Build or refresh tldrgraph's architectural map of this repository

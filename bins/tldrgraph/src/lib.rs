@@ -6,7 +6,10 @@ pub mod install;
 pub mod pipeline;
 pub mod render;
 
-use cli::{ApproveArgs, Cli, Command, ContractArgs, InitArgs, InstallArgs, PlanArgs, StatusArgs};
+use cli::{
+    ApproveArgs, Cli, Command, ContractArgs, EnrichArgs, InitArgs, InstallArgs, PlanArgs,
+    StatusArgs,
+};
 use pipeline::Stage;
 use serde_json::{json, Value};
 use std::ffi::OsString;
@@ -16,9 +19,15 @@ use tg_shared::exit;
 use tg_shared::stage::{Failure, Output};
 use tg_shared::store::{self, Store, LOCK_HELD_ENV};
 
-/// The stages of `tldrgraph init`, in pipeline order. Stages whose issues have not landed yet
-/// (tg-enrich, tg-embed) join this list when they do.
-pub const INIT_STAGES: [&str; 4] = ["tg-extract", "tg-classify", "tg-plan", "tg-status"];
+/// The stages of `tldrgraph init`, in pipeline order. tg-embed joins this list when its issue
+/// lands.
+pub const INIT_STAGES: [&str; 5] = [
+    "tg-extract",
+    "tg-classify",
+    "tg-plan",
+    "tg-enrich",
+    "tg-status",
+];
 
 /// The agent's guide, written into `.tldrgraph/` by `init`.
 pub const CONTRACT_FILE: &str = "AGENT_CONTRACT.md";
@@ -34,6 +43,7 @@ pub fn run(cli: &Cli) -> i32 {
         Command::Uninstall(args) => install_command(args, false),
         Command::Plan(args) => plan_command(args),
         Command::Approve(args) => approve_command(args),
+        Command::Enrich(args) => enrich_command(args),
     }
 }
 
@@ -133,8 +143,18 @@ fn locate_stages(
 }
 
 /// Runs `stages`; the payload the last one printed, or the first failure as an error payload.
-fn run_pipeline(stages: &[Stage], forward_stderr: bool) -> Result<Value, StageFailure> {
-    let finished = pipeline::run(stages, &[(LOCK_HELD_ENV, "1")], forward_stderr).map_err(|e| {
+fn run_pipeline(
+    stages: &[Stage],
+    forward_stderr: bool,
+    inherit_stdin: bool,
+) -> Result<Value, StageFailure> {
+    let finished = pipeline::run(
+        stages,
+        &[(LOCK_HELD_ENV, "1")],
+        forward_stderr,
+        inherit_stdin,
+    )
+    .map_err(|e| {
         let code = match e.error.kind() {
             std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
                 exit::UNAVAILABLE
@@ -233,6 +253,13 @@ fn init(args: &InitArgs) -> i32 {
     if let Err(err) = store::write_if_changed(&contract_path, AGENT_CONTRACT.as_bytes()) {
         return fail(Failure::cant_write(&contract_path, &err), None);
     }
+    if let Some(enrich) = located.iter().find(|(name, _)| *name == "tg-enrich") {
+        if let Err((failure, stage)) =
+            apply_dropped_response(&store, &enrich.1, !json || args.verbose)
+        {
+            return fail(failure, stage);
+        }
+    }
     let init_args = args;
     let root_arg = || -> Vec<OsString> { vec!["--root".into(), root.clone().into_os_string()] };
     let stages: Vec<Stage> = located
@@ -245,10 +272,13 @@ fn init(args: &InitArgs) -> i32 {
             if name == "tg-plan" {
                 args.extend(plan_args(init_args));
             }
+            if name == "tg-enrich" {
+                args.extend(enrich_args(init_args));
+            }
             Stage { name, exe, args }
         })
         .collect();
-    match run_pipeline(&stages, !json || args.verbose) {
+    match run_pipeline(&stages, !json || args.verbose, false) {
         Ok(payload) => emit(&payload, json, exit::OK),
         Err((failure, stage)) => fail(failure, stage),
     }
@@ -272,6 +302,112 @@ fn plan_args(args: &InitArgs) -> Vec<OsString> {
     out
 }
 
+/// The flags of `init` that tg-enrich owns.
+fn enrich_args(args: &InitArgs) -> Vec<OsString> {
+    let mut out: Vec<OsString> = Vec::new();
+    if let Some(batch) = args.batch {
+        out.extend(["--batch".into(), batch.to_string().into()]);
+    }
+    if args.enrich == Some(cli::Enrich::Off) {
+        out.extend(["--enrich".into(), "off".into()]);
+    }
+    if let Some(provider) = args.provider {
+        out.extend(["--provider".into(), provider.as_str().into()]);
+    }
+    if let Some(max) = args.max_requests {
+        out.extend(["--max-requests".into(), max.to_string().into()]);
+    }
+    out
+}
+
+/// Applies an answer the agent dropped at `.tldrgraph/enrichment_response.<ext>` (the original
+/// tool's flow), then renames it `enrichment_response.applied.<ext>`. A bad file stays where it
+/// is and fails the run, naming its problems.
+fn apply_dropped_response(store: &Store, exe: &Path, forward: bool) -> Result<(), StageFailure> {
+    for ext in contract::RESPONSE_EXTENSIONS {
+        let path = store.path(&format!("{}.{ext}", contract::RESPONSE_STEM));
+        if !path.is_file() {
+            continue;
+        }
+        let stage = Stage {
+            name: "tg-enrich",
+            exe: exe.to_path_buf(),
+            args: vec![
+                "--root".into(),
+                store.root().as_os_str().to_owned(),
+                "--apply".into(),
+                path.clone().into_os_string(),
+            ],
+        };
+        run_pipeline(&[stage], forward, false)?;
+        let applied = store.path(&format!("{}.applied.{ext}", contract::RESPONSE_STEM));
+        std::fs::rename(&path, &applied).map_err(|e| {
+            (
+                Failure::new(
+                    exit::CANT_CREATE,
+                    format!(
+                        "applied {} but cannot rename it to {}: {e}",
+                        path.display(),
+                        applied.display()
+                    ),
+                ),
+                None,
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// `tldrgraph enrich --apply FILE`: stores the agent's intents through tg-enrich.
+fn enrich_command(args: &EnrichArgs) -> i32 {
+    let json = args.json;
+    let fail = |failure: Failure, stage: Option<&str>| {
+        emit(&error_payload(&failure, stage), json, failure.code)
+    };
+    let (root, located) = match prepare(args.path.as_deref(), &["tg-enrich"]) {
+        Ok(prepared) => prepared,
+        Err((failure, stage)) => return fail(failure, stage),
+    };
+    let store = Store::at_root(&root);
+    let _lock = match store.try_lock() {
+        Ok(Some(lock)) => lock,
+        _ => {
+            return fail(
+                Failure::new(
+                    exit::LOCKED,
+                    format!(
+                        "another tldrgraph run holds {}; nothing was applied",
+                        store.lock_path().display()
+                    ),
+                ),
+                None,
+            )
+        }
+    };
+    let stages: Vec<Stage> = located
+        .into_iter()
+        .map(|(name, exe)| Stage {
+            name,
+            exe,
+            args: vec![
+                "--root".into(),
+                root.clone().into_os_string(),
+                "--apply".into(),
+                args.apply.clone().into_os_string(),
+            ],
+        })
+        .collect();
+    let stdin = args.apply.as_os_str() == "-";
+    match run_pipeline(&stages, false, stdin) {
+        Ok(summary) if json => emit(&summary, true, exit::OK),
+        Ok(summary) => print(&format!(
+            "applied {} intents ({} new or changed; {} stored); run `tldrgraph init --json` again",
+            summary["applied"], summary["changed"], summary["intents"]
+        )),
+        Err((failure, stage)) => fail(failure, stage),
+    }
+}
+
 /// Flags for stages this build does not have yet are accepted (so agent scripts need no change
 /// when the stages land) and said to do nothing, on stderr.
 fn warn_unused_flags(args: &InitArgs) {
@@ -280,6 +416,7 @@ fn warn_unused_flags(args: &InitArgs) {
         (args.limit.is_some(), "--limit", "tg-plan"),
         (args.yes, "--yes", "tg-plan"),
         (args.enrich.is_some(), "--enrich", "tg-plan"),
+        (args.provider.is_some(), "--provider", "tg-enrich"),
         (args.embeddings.is_some(), "--embeddings", "tg-embed"),
     ];
     for (given, flag, stage) in unused {
@@ -331,7 +468,7 @@ fn status(args: &StatusArgs) -> i32 {
             ],
         })
         .collect();
-    match run_pipeline(&stages, false) {
+    match run_pipeline(&stages, false, false) {
         Err((failure, stage)) if args.exit_code => {
             emit(&error_payload(&failure, stage), json, exit::state::ERROR)
         }

@@ -145,14 +145,16 @@ fn collect_stderr(child: &mut Child, forward: bool) -> Option<StderrLines> {
 }
 
 /// Runs `stages` as `a | b | c`, with `envs` set for each; stderr of each stage is collected
-/// (and forwarded as it comes when `forward_stderr`).
+/// (and forwarded as it comes when `forward_stderr`). The first stage reads our stdin when
+/// `inherit_stdin`, else nothing.
 pub fn run(
     stages: &[Stage],
     envs: &[(&str, &str)],
     forward_stderr: bool,
+    inherit_stdin: bool,
 ) -> Result<Finished, SpawnError> {
     let mut children: Vec<(&'static str, Child, Option<StderrLines>)> = Vec::new();
-    let mut previous: Option<Stdio> = None;
+    let mut previous: Option<Stdio> = inherit_stdin.then(Stdio::inherit);
     for (index, stage) in stages.iter().enumerate() {
         let mut command = Command::new(&stage.exe);
         command

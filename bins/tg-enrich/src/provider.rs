@@ -1,0 +1,363 @@
+//! LLM endpoint mode: OpenAI-compatible chat completions (OpenAI, or a local Ollama through its
+//! `/v1` API) over ureq, with bounded concurrency, timeouts, retries with backoff on 429, 5xx and
+//! timeouts, and a spend cap. Each intent is stored the moment it arrives, so an interrupted run
+//! loses nothing already paid for. The API key is sent in a header and nowhere else: every
+//! message that could carry text from the server is scrubbed of it.
+
+use crate::cli::{Cli, Provider};
+use crate::prompt;
+use crate::stream::SymbolInfo;
+use serde_json::{json, Value};
+use std::collections::{HashMap, VecDeque};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Mutex};
+use std::time::Duration;
+use tg_shared::exit;
+use tg_shared::intents::{IntentStore, StoredIntent, SOURCE_LLM};
+use tg_shared::stage::Failure;
+
+pub const ENV_PROVIDER: &str = "TLDRGRAPH_LLM_PROVIDER";
+pub const ENV_BASE_URL: &str = "TLDRGRAPH_LLM_BASE_URL";
+pub const ENV_MODEL: &str = "TLDRGRAPH_LLM_MODEL";
+pub const ENV_API_KEY: &str = "TLDRGRAPH_LLM_API_KEY";
+pub const ENV_OPENAI_KEY: &str = "OPENAI_API_KEY";
+/// First backoff in milliseconds (doubled per retry); tests shorten it.
+pub const ENV_BACKOFF_MS: &str = "TLDRGRAPH_LLM_BACKOFF_MS";
+
+const OPENAI_URL: &str = "https://api.openai.com/v1";
+const OPENAI_MODEL: &str = "gpt-4o-mini";
+const OLLAMA_URL: &str = "http://127.0.0.1:11434/v1";
+const OLLAMA_MODEL: &str = "llama3.2";
+/// The longest wait a `Retry-After` header may impose.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+
+#[derive(Clone)]
+pub struct ProviderConfig {
+    pub kind: Provider,
+    pub base_url: String,
+    pub model: String,
+    api_key: Option<String>,
+    pub timeout: Duration,
+    pub retries: u32,
+    pub concurrency: usize,
+    pub max_requests: u64,
+    pub backoff: Duration,
+}
+
+// Never print the key, even in a debug dump.
+impl std::fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderConfig")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .finish()
+    }
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+impl ProviderConfig {
+    /// The provider from `--provider`, else `$TLDRGRAPH_LLM_PROVIDER`; `None` for the agent.
+    pub fn resolve(cli: &Cli) -> Result<Option<ProviderConfig>, Failure> {
+        let kind = match cli.provider {
+            Some(kind) => kind,
+            None => match env(ENV_PROVIDER).as_deref().map(str::to_ascii_lowercase) {
+                None => Provider::Agent,
+                Some(name) => match name.as_str() {
+                    "agent" => Provider::Agent,
+                    "openai" => Provider::Openai,
+                    "ollama" => Provider::Ollama,
+                    other => {
+                        return Err(Failure::new(
+                            exit::USAGE,
+                            format!("{ENV_PROVIDER}={other}: not a provider"),
+                        )
+                        .with_hint("use openai, ollama or agent"))
+                    }
+                },
+            },
+        };
+        let (default_url, default_model) = match kind {
+            Provider::Agent => return Ok(None),
+            Provider::Openai => (OPENAI_URL, OPENAI_MODEL),
+            Provider::Ollama => (OLLAMA_URL, OLLAMA_MODEL),
+        };
+        let base_url = env(ENV_BASE_URL)
+            .unwrap_or_else(|| default_url.to_string())
+            .trim_end_matches('/')
+            .to_string();
+        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+            return Err(Failure::new(
+                exit::USAGE,
+                format!("{ENV_BASE_URL}={base_url}: not an http(s) URL"),
+            ));
+        }
+        let api_key = env(ENV_API_KEY).or_else(|| env(ENV_OPENAI_KEY));
+        if kind == Provider::Openai && api_key.is_none() && base_url == OPENAI_URL {
+            return Err(Failure::new(
+                exit::USAGE,
+                "the openai provider needs an API key and none is set",
+            )
+            .with_hint(format!(
+                "export {ENV_API_KEY} (or {ENV_OPENAI_KEY}), or point {ENV_BASE_URL} at a keyless endpoint"
+            )));
+        }
+        let backoff_ms = env(ENV_BACKOFF_MS)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(500);
+        Ok(Some(ProviderConfig {
+            kind,
+            base_url,
+            model: env(ENV_MODEL).unwrap_or_else(|| default_model.to_string()),
+            api_key,
+            timeout: Duration::from_secs(cli.timeout.max(1)),
+            retries: cli.retries,
+            concurrency: usize::try_from(cli.concurrency).unwrap_or(4).max(1),
+            max_requests: cli.max_requests,
+            backoff: Duration::from_millis(backoff_ms),
+        }))
+    }
+
+    /// `text` with the key (if any) replaced, for anything printed or stored.
+    pub fn redact(&self, text: &str) -> String {
+        match &self.api_key {
+            Some(key) if !key.is_empty() => text.replace(key.as_str(), "[redacted]"),
+            _ => text.to_string(),
+        }
+    }
+}
+
+/// Callers' and callees' names of the candidates, for prompts.
+#[derive(Debug, Default)]
+pub struct Neighbourhood {
+    pub callers: HashMap<String, Vec<String>>,
+    pub callees: HashMap<String, Vec<String>>,
+}
+
+/// One symbol to ask about.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub id: String,
+    pub hash: String,
+    pub prompt: String,
+}
+
+impl Job {
+    pub fn new(symbol: &SymbolInfo, root: &Path, around: &Neighbourhood) -> Job {
+        let none = Vec::new();
+        let source = prompt::source_of(root, symbol);
+        Job {
+            id: symbol.id.clone(),
+            hash: symbol.hash.clone(),
+            prompt: prompt::user_message(
+                symbol,
+                source.as_deref(),
+                around.callers.get(&symbol.id).unwrap_or(&none),
+                around.callees.get(&symbol.id).unwrap_or(&none),
+            ),
+        }
+    }
+}
+
+/// What a round of requests did.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// (id, intent) stored this run.
+    pub stored: Vec<(String, String)>,
+    /// Ids left without an intent (retried by the next run).
+    pub failed: Vec<String>,
+    /// Requests sent, retries included.
+    pub requests: u64,
+}
+
+/// Asks for every job's intent and stores each answer in `store` (saved to `path`) as it comes.
+pub fn enrich(
+    config: &ProviderConfig,
+    jobs: Vec<Job>,
+    store: &mut IntentStore,
+    path: &Path,
+    quiet: bool,
+) -> Result<Report, Failure> {
+    let mut report = Report::default();
+    if jobs.is_empty() {
+        return Ok(report);
+    }
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(config.timeout))
+        .http_status_as_error(false)
+        .user_agent(concat!("tldrgraph/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .new_agent();
+    let workers = config.concurrency.min(jobs.len());
+    let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<Job>>());
+    let sent = AtomicU64::new(0);
+    let (tx, rx) = mpsc::channel::<(Job, Result<String, String>)>();
+    let mut write_error = None;
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let (queue, sent, agent) = (&queue, &sent, &agent);
+            scope.spawn(move || loop {
+                let job = match queue.lock() {
+                    Ok(mut queue) => queue.pop_front(),
+                    Err(_) => None,
+                };
+                let Some(job) = job else { break };
+                let answer = ask(agent, config, &job, sent);
+                if tx.send((job, answer)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        // Each answer is on disk before the next is awaited.
+        for (job, answer) in rx {
+            match answer {
+                Ok(intent) if write_error.is_none() => {
+                    store.insert(StoredIntent {
+                        id: job.id.clone(),
+                        intent: intent.clone(),
+                        hash: job.hash.clone(),
+                        source: SOURCE_LLM.into(),
+                        model: Some(config.model.clone()),
+                        layer: None,
+                        inputs: None,
+                        outputs: None,
+                    });
+                    match store.save(path) {
+                        Ok(_) => report.stored.push((job.id, intent)),
+                        Err(err) => {
+                            write_error = Some(Failure::cant_write(path, &err));
+                            report.failed.push(job.id);
+                        }
+                    }
+                }
+                Ok(_) => report.failed.push(job.id),
+                Err(why) => {
+                    if !quiet {
+                        eprintln!("tg-enrich: warning: {}: {}", job.id, config.redact(&why));
+                    }
+                    report.failed.push(job.id);
+                }
+            }
+        }
+    });
+    report.requests = sent.load(Ordering::SeqCst).min(config.max_requests);
+    report.failed.sort();
+    report.stored.sort();
+    if let Some(failure) = write_error {
+        return Err(failure);
+    }
+    Ok(report)
+}
+
+/// One symbol's intent, with retries; the reason when there is none.
+fn ask(
+    agent: &ureq::Agent,
+    config: &ProviderConfig,
+    job: &Job,
+    sent: &AtomicU64,
+) -> Result<String, String> {
+    let url = format!("{}/chat/completions", config.base_url);
+    let body = json!({
+        "model": config.model,
+        "temperature": 0,
+        "max_tokens": 80,
+        "messages": [
+            {"role": "system", "content": prompt::SYSTEM},
+            {"role": "user", "content": job.prompt},
+        ],
+    });
+    let mut last = String::new();
+    for attempt in 0..=config.retries {
+        if sent.fetch_add(1, Ordering::SeqCst) >= config.max_requests {
+            return Err(format!(
+                "not asked: the spend cap of {} requests (--max-requests) is reached{}",
+                config.max_requests,
+                if last.is_empty() {
+                    String::new()
+                } else {
+                    format!("; last error: {last}")
+                }
+            ));
+        }
+        let mut request = agent.post(&url).header("Content-Type", "application/json");
+        if let Some(key) = &config.api_key {
+            request = request.header("Authorization", format!("Bearer {key}"));
+        }
+        let mut wait = config.backoff.saturating_mul(1 << attempt.min(6));
+        match request.send_json(&body) {
+            Ok(mut response) => {
+                let status = response.status().as_u16();
+                let retry_after = response
+                    .headers()
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                    .map(|s| Duration::from_secs(s).min(MAX_RETRY_AFTER));
+                let text = response.body_mut().read_to_string().unwrap_or_default();
+                if status == 200 {
+                    return parse_completion(&text);
+                }
+                last = format!("HTTP {status}: {}", snippet(&text));
+                if status != 429 && status < 500 {
+                    return Err(last);
+                }
+                if let Some(after) = retry_after {
+                    wait = after;
+                }
+            }
+            Err(ureq::Error::Timeout(what)) => {
+                last = format!("timed out ({what}) after {}s", config.timeout.as_secs());
+            }
+            Err(ureq::Error::Io(err)) => last = format!("connection failed: {err}"),
+            Err(ureq::Error::ConnectionFailed) => last = "connection failed".to_string(),
+            Err(ureq::Error::HostNotFound) => return Err("host not found".to_string()),
+            Err(err) => return Err(format!("request failed: {err}")),
+        }
+        if attempt < config.retries {
+            std::thread::sleep(wait);
+        }
+    }
+    Err(format!(
+        "gave up after {} attempts: {last}",
+        config.retries + 1
+    ))
+}
+
+/// The intent in a chat-completions response body.
+fn parse_completion(text: &str) -> Result<String, String> {
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| format!("malformed response ({e}): {}", snippet(text)))?;
+    let content = value["choices"][0]["message"]["content"]
+        .as_str()
+        .ok_or_else(|| format!("no choices[0].message.content in {}", snippet(text)))?;
+    prompt::clean_answer(content).ok_or_else(|| "an empty completion".to_string())
+}
+
+/// At most 200 characters of a body, on one line.
+fn snippet(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    flat.chars().take(200).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completions_are_parsed_or_refused_with_a_reason() {
+        let ok = r#"{"choices":[{"message":{"role":"assistant","content":"Loads the graph."}}]}"#;
+        assert_eq!(parse_completion(ok).as_deref(), Ok("Loads the graph."));
+        assert!(parse_completion("{not json")
+            .unwrap_err()
+            .contains("malformed"));
+        assert!(parse_completion(r#"{"choices":[]}"#)
+            .unwrap_err()
+            .contains("no choices"));
+    }
+}

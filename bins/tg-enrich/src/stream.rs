@@ -1,0 +1,517 @@
+//! The stream pass: stored intents onto the nodes, then the next batch (or the LLM round) for
+//! the approved candidates still lacking a current intent.
+//!
+//! With an LLM provider the stream is spooled to a temporary file and replayed once the
+//! answers are in, so the nodes leave this stage carrying them; otherwise it is one pass.
+
+use crate::cli::{Cli, Enrich};
+use crate::provider::{self, ProviderConfig};
+use crate::STAGE;
+use rustc_hash::FxHashMap;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Seek, Write};
+use tg_shared::approval;
+use tg_shared::contract::{self, EnrichmentItem, NeedsEnrichment};
+use tg_shared::exit;
+use tg_shared::intents::{self, IntentStore, Lookup, INTENTS_FILE};
+use tg_shared::ndjson;
+use tg_shared::record::{Candidate, NodeKind, Record, Summary};
+use tg_shared::stage::{Failure, Input, Output, StreamCheck};
+use tg_shared::store::{self, Store, STORE_DIR};
+
+/// Batch size when neither the flag nor the approval gives one.
+pub const DEFAULT_BATCH: u64 = 200;
+/// Callers and callees listed per batch entry.
+const NEIGHBOURS: usize = 10;
+
+/// What a batch entry, a prompt or a doc intent needs of a node.
+#[derive(Debug, Clone)]
+pub struct SymbolInfo {
+    pub id: String,
+    pub kind: NodeKind,
+    pub name: String,
+    pub file: String,
+    pub line_start: u32,
+    pub line_end: u32,
+    pub signature: Option<String>,
+    pub doc: Option<String>,
+    pub layer: Option<String>,
+    pub hash: String,
+}
+
+/// Everything the pass learned.
+#[derive(Default)]
+struct Seen {
+    symbols: Vec<SymbolInfo>,
+    index: FxHashMap<String, usize>,
+    calls: Vec<(String, String)>,
+    candidates: Vec<Candidate>,
+    layers_missing: bool,
+    counts: Counts,
+}
+
+#[derive(Default)]
+struct Counts {
+    current: u64,
+    stale: u64,
+    moved: u64,
+    doc: u64,
+}
+
+/// Where the first pass writes: straight out, or a spool to replay.
+enum Sink<'a> {
+    Out(&'a mut Output),
+    Spool(BufWriter<File>),
+}
+
+impl Sink<'_> {
+    fn line(&mut self, text: &str) -> Result<(), Failure> {
+        match self {
+            Sink::Out(out) => out.line(text),
+            Sink::Spool(spool) => spool
+                .write_all(text.as_bytes())
+                .and_then(|()| spool.write_all(b"\n"))
+                .map_err(|e| Failure::new(exit::IO, format!("cannot spool the stream: {e}"))),
+        }
+    }
+
+    fn closed(&self) -> bool {
+        matches!(self, Sink::Out(out) if out.is_closed())
+    }
+}
+
+/// The intent fields a node line gets: (intent, intent_hash, intent_source).
+type IntentFields = (String, Option<String>, &'static str);
+
+fn fields_for(lookup: Lookup<'_>, node_hash: &str) -> Option<IntentFields> {
+    let source = |stored: &intents::StoredIntent| {
+        if stored.source == intents::SOURCE_LLM {
+            intents::SOURCE_LLM
+        } else {
+            intents::SOURCE_AGENT
+        }
+    };
+    match lookup {
+        Lookup::Current(stored) | Lookup::Moved(stored) => Some((
+            stored.intent.clone(),
+            Some(node_hash.to_string()),
+            source(stored),
+        )),
+        // The hash it was written for: a reader sees the mismatch and knows it is stale.
+        Lookup::Stale(stored) => Some((
+            stored.intent.clone(),
+            Some(stored.hash.clone()),
+            source(stored),
+        )),
+        Lookup::None => None,
+    }
+}
+
+/// `raw` with the intent fields set (or removed), other fields kept in their order.
+fn patch_node(raw: &str, fields: Option<&IntentFields>) -> Result<String, Failure> {
+    let mut map: Map<String, Value> = serde_json::from_str(raw)
+        .map_err(|e| Failure::new(exit::DATA, format!("a node line is not an object: {e}")))?;
+    for key in ["intent", "intent_hash", "intent_source"] {
+        map.remove(key);
+    }
+    if let Some((intent, hash, source)) = fields {
+        map.insert("intent".into(), Value::String(intent.clone()));
+        if let Some(hash) = hash {
+            map.insert("intent_hash".into(), Value::String(hash.clone()));
+        }
+        map.insert("intent_source".into(), Value::String((*source).to_string()));
+    }
+    serde_json::to_string(&map)
+        .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise a node: {e}")))
+}
+
+/// Kinds whose doc comment says what they do (zero-token mode fills these).
+fn documents_behaviour(kind: NodeKind) -> bool {
+    !matches!(kind, NodeKind::Module | NodeKind::Impl | NodeKind::Mod)
+}
+
+/// Whether `record` is one an earlier tg-enrich in the same pipeline wrote (replaced by ours).
+fn is_ours(record: &Option<Record>) -> bool {
+    match record {
+        Some(Record::Status(status)) => status.status == contract::NEEDS_ENRICHMENT,
+        Some(Record::Summary(summary)) => summary.stage == STAGE,
+        _ => false,
+    }
+}
+
+fn first_pass(
+    input: &mut Input,
+    sink: &mut Sink<'_>,
+    store: &IntentStore,
+    enrich: Enrich,
+) -> Result<Option<Seen>, Failure> {
+    let mut check = StreamCheck::default();
+    let mut seen = Seen::default();
+    while let Some(item) = input.next_item(&mut check) {
+        let item = item?;
+        if is_ours(&item.record) {
+            continue;
+        }
+        match &item.record {
+            Some(Record::Node(node)) => {
+                let lookup = store.lookup(&node.id, &node.hash);
+                match lookup {
+                    Lookup::Current(_) => seen.counts.current += 1,
+                    Lookup::Stale(_) => seen.counts.stale += 1,
+                    Lookup::Moved(_) => seen.counts.moved += 1,
+                    Lookup::None => {}
+                }
+                let mut fields = fields_for(lookup, &node.hash);
+                if fields.is_none() && enrich == Enrich::Off && documents_behaviour(node.kind) {
+                    fields = node
+                        .doc
+                        .as_deref()
+                        .and_then(intents::first_sentence)
+                        .map(|text| (text, None, intents::SOURCE_DOC));
+                    seen.counts.doc += u64::from(fields.is_some());
+                }
+                let had = node.intent.is_some() || node.intent_source.is_some();
+                if fields.is_some() || had {
+                    sink.line(&patch_node(&item.raw, fields.as_ref())?)?;
+                } else {
+                    sink.line(&item.raw)?;
+                }
+                if !seen.index.contains_key(&node.id) {
+                    seen.index.insert(node.id.clone(), seen.symbols.len());
+                    seen.symbols.push(SymbolInfo {
+                        id: node.id.clone(),
+                        kind: node.kind,
+                        name: node.name.clone(),
+                        file: node.file.clone(),
+                        line_start: node.line_start,
+                        line_end: node.line_end,
+                        signature: node.signature.clone(),
+                        doc: node.doc.clone(),
+                        layer: node.layer.clone(),
+                        hash: node.hash.clone(),
+                    });
+                }
+            }
+            other => {
+                match other {
+                    Some(Record::Edge(edge)) if edge.kind == tg_shared::record::EdgeKind::Calls => {
+                        seen.calls.push((edge.src.clone(), edge.dst.clone()));
+                    }
+                    Some(Record::Candidate(candidate)) => seen.candidates.push(candidate.clone()),
+                    Some(Record::Status(status)) if status.status == contract::NEEDS_LAYERS => {
+                        seen.layers_missing = true;
+                    }
+                    _ => {}
+                }
+                sink.line(&item.raw)?;
+            }
+        }
+        if sink.closed() {
+            return Ok(None);
+        }
+    }
+    check.finish(&input.name)?;
+    seen.candidates.sort_by_key(|c| c.rank);
+    Ok(Some(seen))
+}
+
+/// The batch entry of `symbol`, with its neighbours in the call graph.
+fn batch_item(
+    symbol: &SymbolInfo,
+    current_intent: Option<String>,
+    callers: &BTreeMap<&str, BTreeSet<&str>>,
+    callees: &BTreeMap<&str, BTreeSet<&str>>,
+) -> EnrichmentItem {
+    let first = |map: &BTreeMap<&str, BTreeSet<&str>>| -> Vec<String> {
+        map.get(symbol.id.as_str())
+            .map(|set| set.iter().take(NEIGHBOURS).map(|s| s.to_string()).collect())
+            .unwrap_or_default()
+    };
+    EnrichmentItem {
+        id: symbol.id.clone(),
+        kind: symbol.kind.as_str().to_string(),
+        file: symbol.file.clone(),
+        line_start: symbol.line_start,
+        line_end: symbol.line_end,
+        current_intent,
+        name: symbol.name.clone(),
+        layer: symbol.layer.clone(),
+        signature: symbol.signature.clone(),
+        doc: symbol.doc.clone(),
+        callers: first(callers),
+        callees: first(callees),
+    }
+}
+
+/// Callers and callees of the symbols in `wanted`.
+type Neighbours<'a> = (
+    BTreeMap<&'a str, BTreeSet<&'a str>>,
+    BTreeMap<&'a str, BTreeSet<&'a str>>,
+);
+
+fn neighbours<'a>(calls: &'a [(String, String)], wanted: &BTreeSet<&str>) -> Neighbours<'a> {
+    let (mut callers, mut callees): Neighbours<'a> = Default::default();
+    for (src, dst) in calls {
+        if src == dst {
+            continue;
+        }
+        if wanted.contains(dst.as_str()) {
+            callers
+                .entry(dst.as_str())
+                .or_default()
+                .insert(src.as_str());
+        }
+        if wanted.contains(src.as_str()) {
+            callees
+                .entry(src.as_str())
+                .or_default()
+                .insert(dst.as_str());
+        }
+    }
+    (callers, callees)
+}
+
+/// The approved candidates lacking a current intent, by rank, with their previous intent.
+fn pending<'a>(
+    seen: &'a Seen,
+    store: &IntentStore,
+    approved: &BTreeSet<String>,
+) -> Vec<(&'a SymbolInfo, Option<String>)> {
+    seen.candidates
+        .iter()
+        .filter(|c| approved.contains(&c.id))
+        .filter_map(|c| seen.index.get(&c.id).map(|&i| &seen.symbols[i]))
+        .filter_map(|symbol| match store.lookup(&symbol.id, &symbol.hash) {
+            Lookup::Current(_) | Lookup::Moved(_) => None,
+            Lookup::Stale(old) => Some((symbol, Some(old.intent.clone()))),
+            Lookup::None => Some((symbol, None)),
+        })
+        .collect()
+}
+
+pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
+    let intents_path = store_dir.path(INTENTS_FILE);
+    let mut store =
+        IntentStore::load(&intents_path).map_err(|message| Failure::new(exit::DATA, message))?;
+    let provider = match cli.enrich {
+        Enrich::Off => None,
+        Enrich::Auto => ProviderConfig::resolve(cli)?,
+    };
+    let mut input = Input::open(cli.input.as_deref())?;
+    let mut output = Output::new(cli.output.as_deref());
+    let mut spool_file = None;
+    let seen = if provider.is_some() {
+        let file = tempfile::tempfile()
+            .map_err(|e| Failure::new(exit::IO, format!("cannot create a spool file: {e}")))?;
+        let mut sink = Sink::Spool(BufWriter::new(file));
+        let seen = first_pass(&mut input, &mut sink, &store, cli.enrich)?;
+        if let Sink::Spool(writer) = sink {
+            spool_file = Some(
+                writer
+                    .into_inner()
+                    .map_err(|e| Failure::new(exit::IO, format!("cannot spool: {e}")))?,
+            );
+        }
+        seen
+    } else {
+        first_pass(&mut input, &mut Sink::Out(&mut output), &store, cli.enrich)?
+    };
+    let Some(seen) = seen else {
+        // The reader went away: nothing more to say, nothing committed.
+        return Ok(());
+    };
+
+    let approval = approval::read(&store_dir.path(approval::APPROVAL_FILE)).unwrap_or(None);
+    let batch_size = cli
+        .batch
+        .or(approval.as_ref().map(|a| a.batch))
+        .unwrap_or(DEFAULT_BATCH)
+        .max(1);
+    let approved: BTreeSet<String> = match (&approval, cli.enrich, seen.layers_missing) {
+        (Some(approval), Enrich::Auto, false) => approval.ids.iter().cloned().collect(),
+        _ => BTreeSet::new(),
+    };
+    let waiting = pending(&seen, &store, &approved);
+
+    let _lock = store_dir
+        .lock()
+        .map_err(|e| Failure::cant_write(&store_dir.lock_path(), &e))?;
+    let mut counts: BTreeMap<String, Value> = BTreeMap::new();
+    let mut failed: Vec<String> = Vec::new();
+    let mut answered: HashMap<String, String> = HashMap::new();
+    if let Some(config) = &provider {
+        let around = seen_names(&seen);
+        let jobs: Vec<provider::Job> = waiting
+            .iter()
+            .map(|(symbol, _)| provider::Job::new(symbol, store_dir.root(), &around))
+            .collect();
+        let report = provider::enrich(config, jobs, &mut store, &intents_path, cli.quiet)?;
+        for (id, intent) in report.stored {
+            answered.insert(id, intent);
+        }
+        failed = report.failed;
+        counts.insert("requests".into(), report.requests.into());
+        counts.insert("llm_intents".into(), (answered.len() as u64).into());
+    }
+    let still: Vec<&(&SymbolInfo, Option<String>)> = waiting
+        .iter()
+        .filter(|(symbol, _)| !answered.contains_key(&symbol.id))
+        .collect();
+
+    // Prune what is gone, re-key what moved: only from a whole stream.
+    if !cli.no_prune && !seen.layers_missing {
+        let live: HashMap<String, String> = seen
+            .symbols
+            .iter()
+            .map(|s| (s.id.clone(), s.hash.clone()))
+            .collect();
+        let (pruned, moved) = store.reconcile(&live);
+        counts.insert("pruned".into(), pruned.into());
+        counts.insert("moved".into(), moved.into());
+    }
+    store
+        .save(&intents_path)
+        .map_err(|e| Failure::cant_write(&intents_path, &e))?;
+
+    let request_path = store_dir.path(contract::REQUEST_FILE);
+    let status = if still.is_empty() || cli.enrich == Enrich::Off {
+        match std::fs::remove_file(&request_path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Failure::cant_write(&request_path, &e)),
+        }
+        None
+    } else {
+        let shown: Vec<&(&SymbolInfo, Option<String>)> = still
+            .iter()
+            .take(usize::try_from(batch_size).unwrap_or(usize::MAX))
+            .copied()
+            .collect();
+        let wanted: BTreeSet<&str> = shown.iter().map(|(s, _)| s.id.as_str()).collect();
+        let (callers, callees) = neighbours(&seen.calls, &wanted);
+        let batch: Vec<EnrichmentItem> = shown
+            .iter()
+            .map(|(symbol, old)| batch_item(symbol, old.clone(), &callers, &callees))
+            .collect();
+        let payload = NeedsEnrichment {
+            batch_size,
+            pending: still.len() as u64,
+            remaining_after_batch: (still.len() - batch.len()) as u64,
+            request_file: format!("{STORE_DIR}/{}", contract::REQUEST_FILE),
+            apply_command: format!(
+                "tldrgraph enrich --apply {STORE_DIR}/{}.json",
+                contract::RESPONSE_STEM
+            ),
+            next_action: contract::enrichment_action(batch.len()),
+            failed: failed.clone(),
+            batch,
+        };
+        let status = contract::status(contract::NEEDS_ENRICHMENT, &payload);
+        let text = serde_json::to_string_pretty(&contract::payload(&status))
+            .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise: {e}")))?
+            + "\n";
+        store::write_if_changed(&request_path, text.as_bytes())
+            .map_err(|e| Failure::cant_write(&request_path, &e))?;
+        Some(status)
+    };
+    drop(_lock);
+
+    if let Some(file) = spool_file {
+        replay(file, &mut output, &answered, &seen)?;
+    }
+    let needs = status.is_some();
+    if let Some(status) = status {
+        output.record(&Record::Status(status))?;
+    }
+    counts.insert("intents_current".into(), seen.counts.current.into());
+    counts.insert("intents_stale".into(), seen.counts.stale.into());
+    counts.insert("intents_moved".into(), seen.counts.moved.into());
+    counts.insert("doc_intents".into(), seen.counts.doc.into());
+    counts.insert("pending".into(), (still.len() as u64).into());
+    counts.insert("failed".into(), (failed.len() as u64).into());
+    output.record(&Record::Summary(Summary {
+        stage: STAGE.into(),
+        counts,
+    }))?;
+    output.finish()?;
+    if !cli.quiet {
+        eprintln!(
+            "tg-enrich: {} current, {} stale intents; {} approved symbols pending{}",
+            seen.counts.current + seen.counts.moved,
+            seen.counts.stale,
+            still.len(),
+            if needs { " (needs_enrichment)" } else { "" }
+        );
+    }
+    Ok(())
+}
+
+/// Names of the symbols, by id (for prompts).
+fn seen_names(seen: &Seen) -> provider::Neighbourhood {
+    let wanted: BTreeSet<&str> = seen.candidates.iter().map(|c| c.id.as_str()).collect();
+    let (callers, callees) = neighbours(&seen.calls, &wanted);
+    let name = |id: &str| {
+        seen.index
+            .get(id)
+            .map_or_else(|| id.to_string(), |&i| seen.symbols[i].name.clone())
+    };
+    let mut out = provider::Neighbourhood::default();
+    for (id, set) in callers {
+        out.callers.insert(
+            id.to_string(),
+            set.iter().take(NEIGHBOURS).map(|s| name(s)).collect(),
+        );
+    }
+    for (id, set) in callees {
+        out.callees.insert(
+            id.to_string(),
+            set.iter().take(NEIGHBOURS).map(|s| name(s)).collect(),
+        );
+    }
+    out
+}
+
+/// Writes the spooled stream out, with the intents that arrived during the run on their nodes.
+fn replay(
+    mut file: File,
+    output: &mut Output,
+    answered: &HashMap<String, String>,
+    seen: &Seen,
+) -> Result<(), Failure> {
+    file.rewind()
+        .map_err(|e| Failure::new(exit::IO, format!("cannot read the spool: {e}")))?;
+    let reader = BufReader::new(file);
+    for (index, line) in reader.lines().enumerate() {
+        let line =
+            line.map_err(|e| Failure::new(exit::IO, format!("cannot read the spool: {e}")))?;
+        let patched = if line.contains("\"type\":\"node\"") {
+            let item = ndjson::parse_line(index as u64 + 1, &line)
+                .map_err(|e| Failure::new(exit::SOFTWARE, format!("spool: {e}")))?;
+            match &item.record {
+                Some(Record::Node(node)) => match answered.get(&node.id) {
+                    Some(intent) => {
+                        let hash = seen
+                            .index
+                            .get(&node.id)
+                            .map(|&i| seen.symbols[i].hash.clone());
+                        Some(patch_node(
+                            &line,
+                            Some(&(intent.clone(), hash, intents::SOURCE_LLM)),
+                        )?)
+                    }
+                    None => None,
+                },
+                _ => None,
+            }
+        } else {
+            None
+        };
+        output.line(patched.as_deref().unwrap_or(&line))?;
+        if output.is_closed() {
+            break;
+        }
+    }
+    Ok(())
+}
