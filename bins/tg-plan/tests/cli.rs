@@ -226,6 +226,24 @@ fn approval_lifecycle_and_a_malformed_approval_is_no_approval() {
         serde_json::from_slice(&std::fs::read(&approval).expect("approval")).expect("json");
     assert_eq!(saved["ids"], serde_json::json!(["core/bridge.py::bridge"]));
     assert_eq!(saved["limit"], 1);
+    // The approved symbol is written first; the question about the rest waits until it is.
+    let (records, _) = plan(dir.path(), &["--max-share", "1"]);
+    assert!(
+        of_type(&records, "status").is_empty(),
+        "approved work first"
+    );
+    let bridge = of_type(&records, "node")
+        .into_iter()
+        .find(|n| n["id"] == "core/bridge.py::bridge")
+        .expect("bridge node");
+    std::fs::write(
+        dir.path().join(".tldrgraph/intents.ndjson"),
+        format!(
+            "{{\"id\":\"core/bridge.py::bridge\",\"intent\":\"Bridges.\",\"hash\":{},\"source\":\"agent\"}}\n",
+            bridge["hash"]
+        ),
+    )
+    .expect("intents");
     let (records, _) = plan(dir.path(), &["--max-share", "1"]);
     assert_eq!(of_type(&records, "status")[0]["planned_this_run"], 1);
 
