@@ -2,6 +2,8 @@
 //! target directory (`cargo build --workspace` first; `make test` does), fixtures are copied
 //! into fresh temporary directories.
 
+pub mod loopback;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
