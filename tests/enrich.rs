@@ -220,6 +220,11 @@ fn a_bad_answer_is_rejected_whole_and_good_ones_apply_in_every_shape() {
     assert!(run("tldrgraph", dir, &["enrich", "--apply", "answer.yaml"])
         .status
         .success());
+    // The last build's state knows the intents changed since.
+    let status = run("tldrgraph", dir, &["status", "--json", "--exit-code"]);
+    let (state, code) = json_payload(&status);
+    assert_eq!(code, 14, "{state}");
+    assert_eq!(state["changes"]["decisions_changed"], true);
     // NDJSON, from stdin.
     let mut child = Command::new(stage("tldrgraph"))
         .args(["enrich", "--json", "--apply", "-"])

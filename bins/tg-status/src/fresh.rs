@@ -25,6 +25,23 @@ pub fn config_hash(store: &Store) -> Option<String> {
         .map(|bytes| content_hash(&bytes))
 }
 
+/// Hash of the user's and agent's decisions that change the state without touching a source:
+/// the approval and the stored intents (`enrich --apply`).
+pub fn decisions_hash(store: &Store) -> Option<String> {
+    let mut hasher = tg_shared::hash::Hasher::new();
+    for name in [
+        tg_shared::approval::APPROVAL_FILE,
+        tg_shared::intents::INTENTS_FILE,
+    ] {
+        match std::fs::read(store.path(name)) {
+            Ok(bytes) => hasher.update(content_hash(&bytes).as_bytes()),
+            Err(_) => hasher.update(b"absent"),
+        };
+        hasher.update(b"\n");
+    }
+    Some(hasher.finish())
+}
+
 pub fn from_artifacts(root: &Path, store: &Store) -> Result<Value, Failure> {
     let path = store.path(STATE_FILE);
     let bytes = match std::fs::read(&path) {
@@ -50,11 +67,16 @@ pub fn from_artifacts(root: &Path, store: &Store) -> Result<Value, Failure> {
         )
         .with_hint("delete it and run `tldrgraph init` again")
     })?;
-    let changes = compare(root, &state, config_hash(store));
+    let changes = compare(root, &state, config_hash(store), decisions_hash(store));
     Ok(extend(state.payload, changes))
 }
 
-fn compare(root: &Path, state: &SavedState, config: Option<String>) -> Map<String, Value> {
+fn compare(
+    root: &Path,
+    state: &SavedState,
+    config: Option<String>,
+    decisions: Option<String>,
+) -> Map<String, Value> {
     let walked = walk::walk(root, &[root.to_path_buf()], &globset::GlobSet::empty());
     let mut seen = BTreeSet::new();
     let (mut changed, mut added) = (Vec::new(), Vec::new());
@@ -78,7 +100,13 @@ fn compare(root: &Path, state: &SavedState, config: Option<String>) -> Map<Strin
         .cloned()
         .collect();
     let config_changed = state.config_hash != config;
-    let fresh = changed.is_empty() && added.is_empty() && removed.is_empty() && !config_changed;
+    // A state written before decisions were hashed has none: it cannot tell, so it does not claim.
+    let decisions_changed = state.decisions_hash.is_some() && state.decisions_hash != decisions;
+    let fresh = changed.is_empty()
+        && added.is_empty()
+        && removed.is_empty()
+        && !config_changed
+        && !decisions_changed;
     let mut extra = Map::new();
     extra.insert("fresh".into(), Value::Bool(fresh));
     if !fresh {
@@ -90,12 +118,13 @@ fn compare(root: &Path, state: &SavedState, config: Option<String>) -> Map<Strin
                 "added": list(&added),
                 "removed": list(&removed),
                 "config_changed": config_changed,
+                "decisions_changed": decisions_changed,
             }),
         );
         extra.insert(
             "refresh_action".into(),
             Value::String(
-                "Sources changed since the last build: run `tldrgraph init --json`".into(),
+                "Sources, the config, the approval or the intents changed since the last build: run `tldrgraph init --json`".into(),
             ),
         );
     }

@@ -37,6 +37,9 @@ pub struct SavedState {
     /// Content hash of `.tldrgraph/layers.config.yaml` when the state was computed.
     #[serde(default)]
     pub config_hash: Option<String>,
+    /// Hash of approval.json and intents.ndjson when the state was computed.
+    #[serde(default)]
+    pub decisions_hash: Option<String>,
 }
 
 pub fn run(cli: &Cli) -> Result<(), Failure> {
@@ -141,6 +144,7 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
         files,
         skipped,
         config_hash: fresh::config_hash(store),
+        decisions_hash: fresh::decisions_hash(store),
     };
     let state_json = serde_json::to_vec_pretty(&state)
         .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise the state: {e}")))?;
