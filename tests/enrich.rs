@@ -157,6 +157,18 @@ fn the_agent_loop_runs_in_batches_and_an_edit_requeues_only_its_symbol() {
     let (done, rounds) = answer_batches(dir, again);
     assert_eq!((done["status"].as_str(), rounds.len()), (Some("done"), 1));
 
+    // A file that breaks mid-edit (a syntax error) keeps every intent of its symbols.
+    let before = intents(dir);
+    let text = fs::read_to_string(&api).expect("read");
+    fs::write(&api, format!("{text}\ndef broken(:\n")).expect("write");
+    init_json(dir, &[]);
+    assert_eq!(
+        intents(dir),
+        before,
+        "nothing pruned from a file parsed with an error"
+    );
+    fs::write(&api, &text).expect("write");
+
     // A symbol that disappears takes its intent with it.
     let text = fs::read_to_string(&api).expect("read");
     let start = text.find("def load(").expect("load");
@@ -237,7 +249,7 @@ fn a_bad_answer_is_rejected_whole_and_good_ones_apply_in_every_shape() {
         use std::io::Write;
         let mut stdin = child.stdin.take().expect("stdin");
         stdin
-            .write_all(b"{\"id\":\"pkg/api.py::get\",\"intent\":\"Gets.\"}\n{\"id\":\"pkg/api.py::load\",\"intent\":\"Loads.\"}\n")
+            .write_all(b"{\"id\":\"pkg/api.py::get\",\"intent\":\"Gets.\"}\n{\"id\":\"pkg/api.py::load\",\"intent\":\"Loads.\"}\n{\"id\":\"pkg/models.py::Model\",\"intent\":\"The data model.\"}\n")
             .expect("write stdin");
     }
     let out = child.wait_with_output().expect("wait");
@@ -245,7 +257,18 @@ fn a_bad_answer_is_rejected_whole_and_good_ones_apply_in_every_shape() {
     assert_eq!(code, 0);
     assert_eq!(
         (&summary["applied"], &summary["intents"]),
-        (&Value::from(2), &Value::from(3))
+        (&Value::from(3), &Value::from(3))
+    );
+    // Re-answering Model without `layer` kept the override given with the YAML.
+    let stored: Vec<Value> = intents(dir);
+    let model_entry = stored
+        .iter()
+        .find(|i| i["id"] == "pkg/models.py::Model")
+        .expect("Model");
+    assert_eq!(model_entry["layer"], "api", "{model_entry}");
+    assert_eq!(
+        model_entry["outputs"],
+        serde_json::json!(["validated records"])
     );
 
     // A dropped response file is applied by the next init and renamed.
@@ -479,6 +502,7 @@ fn failures_timeouts_and_the_spend_cap_leave_symbols_for_the_next_run() {
         vec![
             Reply::status(200, "{this is not json"),
             Reply::Hang(std::time::Duration::from_secs(3), "too late".into()),
+            Reply::status(401, &format!("bad key {KEY}")),
         ],
         echo_symbol,
     );
@@ -487,23 +511,26 @@ fn failures_timeouts_and_the_spend_cap_leave_symbols_for_the_next_run() {
     assert_eq!(code, 0);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(state["status"], "needs_enrichment", "{state}\n{stderr}");
-    assert_eq!(state["failed"].as_array().map(Vec::len), Some(2), "{state}");
-    assert_eq!(state["pending"], 2);
+    assert_eq!(state["failed"].as_array().map(Vec::len), Some(3), "{state}");
+    assert_eq!(state["pending"], 3);
     assert!(stderr.contains("malformed response"), "{stderr}");
     assert!(stderr.contains("timed out"), "{stderr}");
-    assert_eq!(intents(dir).len(), 2, "the answers that came are kept");
+    // A server echoing the key: the message says it was there, never what it is.
+    assert!(stderr.contains("HTTP 401: bad key [redacted]"), "{stderr}");
+    assert!(!stderr.contains(KEY), "{stderr}");
+    assert_eq!(intents(dir).len(), 1, "the answer that came is kept");
 
-    // The next run asks for the two that failed, and no more; a spend cap of 1 stops after one.
+    // The next run asks for the three that failed, and no more; a spend cap of 1 stops after one.
     let before = server.received().len();
     let out = piped(dir, &server, "--max-requests 1");
     let (state, _) = json_payload(&out);
     assert_eq!(server.received().len(), before + 1);
     assert_eq!(state["status"], "needs_enrichment");
-    assert_eq!(state["pending"], 1);
+    assert_eq!(state["pending"], 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("spend cap"));
     let out = piped(dir, &server, "");
     assert_eq!(json_payload(&out).0["status"], "done");
-    assert_eq!(server.received().len(), before + 2);
+    assert_eq!(server.received().len(), before + 3);
     assert_eq!(intents(dir).len(), 4);
     assert_eq!(files_containing(dir, KEY), Vec::<String>::new());
 }

@@ -15,7 +15,7 @@
 use crate::store;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 pub const INTENTS_FILE: &str = "intents.ndjson";
@@ -72,8 +72,8 @@ impl<'a> Lookup<'a> {
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct IntentStore {
     entries: BTreeMap<String, StoredIntent>,
-    /// Source hash to the first id (in id order) holding an intent written for it.
-    by_hash: HashMap<String, String>,
+    /// Source hash to the ids holding an intent written for it.
+    by_hash: HashMap<String, BTreeSet<String>>,
 }
 
 impl IntentStore {
@@ -146,18 +146,17 @@ impl IntentStore {
     /// Adds or replaces the intent of `entry.id`.
     pub fn insert(&mut self, entry: StoredIntent) {
         if let Some(old) = self.entries.get(&entry.id) {
-            if self.by_hash.get(&old.hash) == Some(&old.id) {
-                self.by_hash.remove(&old.hash);
+            if let Some(ids) = self.by_hash.get_mut(&old.hash) {
+                ids.remove(&old.id);
+                if ids.is_empty() {
+                    self.by_hash.remove(&old.hash);
+                }
             }
         }
         self.by_hash
             .entry(entry.hash.clone())
-            .and_modify(|id| {
-                if entry.id < *id {
-                    *id = entry.id.clone();
-                }
-            })
-            .or_insert_with(|| entry.id.clone());
+            .or_default()
+            .insert(entry.id.clone());
         self.entries.insert(entry.id.clone(), entry);
     }
 
@@ -170,31 +169,54 @@ impl IntentStore {
                 Lookup::Stale(entry)
             };
         }
-        match self.by_hash.get(hash).and_then(|id| self.entries.get(id)) {
+        // Identical source, identical intent: the first holder (in id order) lends it.
+        match self
+            .by_hash
+            .get(hash)
+            .and_then(|ids| ids.iter().next())
+            .and_then(|id| self.entries.get(id))
+        {
             Some(entry) => Lookup::Moved(entry),
             None => Lookup::None,
         }
     }
 
-    /// Keeps only the intents of symbols in `live` (id to source hash), re-keying the ones that
-    /// moved to the id now holding their source. Returns (pruned, moved).
-    pub fn reconcile(&mut self, live: &HashMap<String, String>) -> (u64, u64) {
+    /// Keeps only the intents of symbols in `live` (id to source hash) or that `keep` vouches
+    /// for (a symbol whose file was not seen whole this time), re-keying the ones whose symbol
+    /// is gone to the id now holding the very same source (it moved). Returns (pruned, moved).
+    pub fn reconcile(
+        &mut self,
+        live: &HashMap<String, String>,
+        keep: impl Fn(&StoredIntent) -> bool,
+    ) -> (u64, u64) {
+        let stays = |entry: &StoredIntent| live.contains_key(&entry.id) || keep(entry);
         let mut moved = Vec::new();
-        for (id, hash) in live {
-            if !self.entries.contains_key(id) {
-                if let Lookup::Moved(entry) = self.lookup(id, hash) {
-                    moved.push(StoredIntent {
-                        id: id.clone(),
-                        ..entry.clone()
-                    });
-                }
+        let mut ids: Vec<&String> = live.keys().collect();
+        ids.sort();
+        let mut taken: BTreeSet<&str> = BTreeSet::new();
+        for id in ids {
+            if self.entries.contains_key(id) {
+                continue;
+            }
+            let gone = self.by_hash.get(&live[id]).and_then(|holders| {
+                holders
+                    .iter()
+                    .filter_map(|h| self.entries.get(h))
+                    .find(|e| !stays(e) && !taken.contains(e.id.as_str()))
+            });
+            if let Some(entry) = gone {
+                taken.insert(entry.id.as_str());
+                moved.push(StoredIntent {
+                    id: id.clone(),
+                    ..entry.clone()
+                });
             }
         }
         let before = self.entries.len() as u64;
         let kept: Vec<StoredIntent> = self
             .entries
             .values()
-            .filter(|entry| live.contains_key(&entry.id))
+            .filter(|entry| stays(entry))
             .cloned()
             .collect();
         let pruned = before - kept.len() as u64;
@@ -282,12 +304,36 @@ mod tests {
             .into_iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect();
-        assert_eq!(store.reconcile(&live), (2, 1));
+        assert_eq!(store.reconcile(&live, |_| false), (2, 1));
         let ids: Vec<&str> = store.entries().map(|e| e.id.as_str()).collect();
         assert_eq!(ids, ["a.py::kept", "new.py::f"]);
         assert_eq!(store.get("new.py::f").unwrap().intent, "Moves.");
         // A stale intent is kept: its old text is offered back to the writer.
         assert_eq!(store.get("a.py::kept").unwrap().hash, "hk");
+    }
+
+    #[test]
+    fn a_copy_is_not_a_move_and_what_keep_vouches_for_stays() {
+        let mut store = IntentStore::default();
+        store.insert(entry("a.py::A.f", "same", "Shared body."));
+        store.insert(entry("big.py::g", "hg", "In a file skipped this time."));
+        let live: HashMap<String, String> = [("a.py::A.f", "same"), ("a.py::B.f", "same")]
+            .into_iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        assert_eq!(
+            store.reconcile(&live, |e| e.id.starts_with("big.py")),
+            (0, 0)
+        );
+        assert!(
+            store.get("a.py::B.f").is_none(),
+            "the original is still there"
+        );
+        assert!(store.get("big.py::g").is_some());
+        // Two entries sharing a hash: replacing one keeps the other findable by hash.
+        store.insert(entry("c.py::h", "same", "Also."));
+        store.insert(entry("a.py::A.f", "changed", "New."));
+        assert!(matches!(store.lookup("d.py::x", "same"), Lookup::Moved(e) if e.id == "c.py::h"));
     }
 
     #[test]

@@ -122,12 +122,20 @@ fn is_text_or_texts(value: &Value) -> bool {
     }
 }
 
+/// Which optional keys an answer entry gave (null included).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Given {
+    pub layer: bool,
+    pub inputs: bool,
+    pub outputs: bool,
+}
+
 /// Checks every entry; the intents to store, or every problem found.
 pub fn validate(
     entries: &[Entry],
     nodes: &HashMap<String, String>,
     layers: &BTreeSet<String>,
-) -> Result<Vec<StoredIntent>, Vec<String>> {
+) -> Result<Vec<(StoredIntent, Given)>, Vec<String>> {
     let mut problems = Vec::new();
     let mut first_at: HashMap<String, String> = HashMap::new();
     let mut out = Vec::new();
@@ -198,16 +206,24 @@ pub fn validate(
         }
         if ok {
             let field = |key: &str| map.get(key).filter(|v| !v.is_null()).cloned();
-            out.push(StoredIntent {
-                id: id.to_string(),
-                intent: intent.split_whitespace().collect::<Vec<_>>().join(" "),
-                hash: hash.cloned().unwrap_or_default(),
-                source: SOURCE_AGENT.into(),
-                model: None,
-                layer,
-                inputs: field("inputs"),
-                outputs: field("outputs"),
-            });
+            let given = Given {
+                layer: map.contains_key("layer"),
+                inputs: map.contains_key("inputs"),
+                outputs: map.contains_key("outputs"),
+            };
+            out.push((
+                StoredIntent {
+                    id: id.to_string(),
+                    intent: intent.split_whitespace().collect::<Vec<_>>().join(" "),
+                    hash: hash.cloned().unwrap_or_default(),
+                    source: SOURCE_AGENT.into(),
+                    model: None,
+                    layer,
+                    inputs: field("inputs"),
+                    outputs: field("outputs"),
+                },
+                given,
+            ));
         }
     }
     if problems.is_empty() {
@@ -286,7 +302,19 @@ pub fn run(store: &Store, file: &Path, quiet: bool) -> Result<(), Failure> {
         IntentStore::load(&path).map_err(|message| Failure::new(exit::DATA, message))?;
     let mut changed = 0u64;
     let applied = answers.len() as u64;
-    for answer in answers {
+    for (mut answer, given) in answers {
+        // A key the answer leaves out keeps what was stored (an explicit null clears it).
+        if let Some(previous) = intents.get(&answer.id) {
+            if !given.layer {
+                answer.layer = previous.layer.clone();
+            }
+            if !given.inputs {
+                answer.inputs = previous.inputs.clone();
+            }
+            if !given.outputs {
+                answer.outputs = previous.outputs.clone();
+            }
+        }
         if intents.get(&answer.id) != Some(&answer) {
             changed += 1;
         }
@@ -344,7 +372,7 @@ mod tests {
             let stored = validate(&entries, &nodes(), &layers()).unwrap();
             let got: Vec<(&str, &str, &str)> = stored
                 .iter()
-                .map(|s| (s.id.as_str(), s.intent.as_str(), s.hash.as_str()))
+                .map(|(s, _)| (s.id.as_str(), s.intent.as_str(), s.hash.as_str()))
                 .collect();
             assert_eq!(
                 got,
@@ -401,8 +429,13 @@ mod tests {
         )
         .unwrap();
         let stored = validate(&entries, &nodes(), &layers()).unwrap();
-        assert_eq!(stored[0].intent, "Loads the graph.");
-        assert_eq!(stored[0].layer.as_deref(), Some("core"));
-        assert_eq!(stored[0].outputs, Some(json!(["Graph"])));
+        let (stored, given) = &stored[0];
+        assert_eq!(stored.intent, "Loads the graph.");
+        assert_eq!(stored.layer.as_deref(), Some("core"));
+        assert_eq!(stored.outputs, Some(json!(["Graph"])));
+        assert_eq!(
+            (given.layer, given.inputs, given.outputs),
+            (true, false, true)
+        );
     }
 }

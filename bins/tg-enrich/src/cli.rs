@@ -45,6 +45,10 @@ pub struct Cli {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub batch: Option<u64>,
 
+    /// Enrich at most N symbols this run (the first by rank).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+
     /// `off`: zero-token mode: nothing is asked or sent; symbols without an intent get the first
     /// sentence of their doc comment, marked `intent_source: doc`.
     #[arg(long, value_enum, default_value_t = Enrich::Auto)]

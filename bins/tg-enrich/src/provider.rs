@@ -97,15 +97,6 @@ impl ProviderConfig {
             ));
         }
         let api_key = env(ENV_API_KEY).or_else(|| env(ENV_OPENAI_KEY));
-        if kind == Provider::Openai && api_key.is_none() && base_url == OPENAI_URL {
-            return Err(Failure::new(
-                exit::USAGE,
-                "the openai provider needs an API key and none is set",
-            )
-            .with_hint(format!(
-                "export {ENV_API_KEY} (or {ENV_OPENAI_KEY}), or point {ENV_BASE_URL} at a keyless endpoint"
-            )));
-        }
         let backoff_ms = env(ENV_BACKOFF_MS)
             .and_then(|v| v.parse::<u64>().ok())
             .unwrap_or(500);
@@ -186,6 +177,17 @@ pub fn enrich(
     if jobs.is_empty() {
         return Ok(report);
     }
+    // Checked only when there is something to send: a run with nothing pending needs no key.
+    if config.kind == Provider::Openai && config.api_key.is_none() && config.base_url == OPENAI_URL
+    {
+        return Err(Failure::new(
+            exit::USAGE,
+            "the openai provider needs an API key and none is set",
+        )
+        .with_hint(format!(
+            "export {ENV_API_KEY} (or {ENV_OPENAI_KEY}), or point {ENV_BASE_URL} at a keyless endpoint"
+        )));
+    }
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(config.timeout))
         .http_status_as_error(false)
@@ -218,15 +220,19 @@ pub fn enrich(
         for (job, answer) in rx {
             match answer {
                 Ok(intent) if write_error.is_none() => {
+                    // An endpoint echoing headers must not put the key into a committed file.
+                    let intent = config.redact(&intent);
+                    // The agent's layer, inputs and outputs for this symbol outlive a new text.
+                    let previous = store.get(&job.id).cloned();
                     store.insert(StoredIntent {
                         id: job.id.clone(),
                         intent: intent.clone(),
                         hash: job.hash.clone(),
                         source: SOURCE_LLM.into(),
                         model: Some(config.model.clone()),
-                        layer: None,
-                        inputs: None,
-                        outputs: None,
+                        layer: previous.as_ref().and_then(|p| p.layer.clone()),
+                        inputs: previous.as_ref().and_then(|p| p.inputs.clone()),
+                        outputs: previous.and_then(|p| p.outputs),
                     });
                     match store.save(path) {
                         Ok(_) => report.stored.push((job.id, intent)),

@@ -16,7 +16,6 @@ use tg_shared::approval;
 use tg_shared::contract::{self, EnrichmentItem, NeedsEnrichment};
 use tg_shared::exit;
 use tg_shared::intents::{self, IntentStore, Lookup, INTENTS_FILE};
-use tg_shared::ndjson;
 use tg_shared::record::{Candidate, NodeKind, Record, Summary};
 use tg_shared::stage::{Failure, Input, Output, StreamCheck};
 use tg_shared::store::{self, Store, STORE_DIR};
@@ -50,7 +49,22 @@ struct Seen {
     candidates: Vec<Candidate>,
     layers_missing: bool,
     counts: Counts,
+    /// Files of the stream, and the ones whose symbols it may not hold whole (skipped, or
+    /// parsed with an error): intents there are never pruned.
+    files: BTreeSet<String>,
+    incomplete: BTreeSet<String>,
+    /// Line number (1-based, in stream order) of each node line, to its symbol.
+    node_lines: FxHashMap<u64, usize>,
 }
+
+/// Diagnostic codes of files whose symbols the stream may lack.
+const INCOMPLETE_CODES: [&str; 5] = [
+    "binary",
+    "too_large",
+    "unreadable",
+    "parse_failed",
+    "syntax_error",
+];
 
 #[derive(Default)]
 struct Counts {
@@ -149,11 +163,13 @@ fn first_pass(
 ) -> Result<Option<Seen>, Failure> {
     let mut check = StreamCheck::default();
     let mut seen = Seen::default();
+    let mut written = 0u64;
     while let Some(item) = input.next_item(&mut check) {
         let item = item?;
         if is_ours(&item.record) {
             continue;
         }
+        written += 1;
         match &item.record {
             Some(Record::Node(node)) => {
                 let lookup = store.lookup(&node.id, &node.hash);
@@ -178,7 +194,10 @@ fn first_pass(
                 } else {
                     sink.line(&item.raw)?;
                 }
-                if !seen.index.contains_key(&node.id) {
+                if let Some(&at) = seen.index.get(&node.id) {
+                    seen.node_lines.insert(written, at);
+                } else {
+                    seen.node_lines.insert(written, seen.symbols.len());
                     seen.index.insert(node.id.clone(), seen.symbols.len());
                     seen.symbols.push(SymbolInfo {
                         id: node.id.clone(),
@@ -200,6 +219,16 @@ fn first_pass(
                         seen.calls.push((edge.src.clone(), edge.dst.clone()));
                     }
                     Some(Record::Candidate(candidate)) => seen.candidates.push(candidate.clone()),
+                    Some(Record::File(file)) => {
+                        seen.files.insert(file.path.clone());
+                    }
+                    Some(Record::Diagnostic(diagnostic))
+                        if INCOMPLETE_CODES.contains(&diagnostic.code.as_str()) =>
+                    {
+                        if let Some(file) = &diagnostic.file {
+                            seen.incomplete.insert(file.clone());
+                        }
+                    }
                     Some(Record::Status(status)) if status.status == contract::NEEDS_LAYERS => {
                         seen.layers_missing = true;
                     }
@@ -293,7 +322,7 @@ fn pending<'a>(
 
 pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
     let intents_path = store_dir.path(INTENTS_FILE);
-    let mut store =
+    let store =
         IntentStore::load(&intents_path).map_err(|message| Failure::new(exit::DATA, message))?;
     let provider = match cli.enrich {
         Enrich::Off => None,
@@ -333,11 +362,17 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
         (Some(approval), Enrich::Auto, false) => approval.ids.iter().cloned().collect(),
         _ => BTreeSet::new(),
     };
-    let waiting = pending(&seen, &store, &approved);
+    let mut waiting = pending(&seen, &store, &approved);
+    if let Some(limit) = cli.limit {
+        waiting.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    }
 
     let _lock = store_dir
         .lock()
         .map_err(|e| Failure::cant_write(&store_dir.lock_path(), &e))?;
+    // Read again under the lock: an `enrich --apply` may have landed during the pass.
+    let mut store =
+        IntentStore::load(&intents_path).map_err(|message| Failure::new(exit::DATA, message))?;
     let mut counts: BTreeMap<String, Value> = BTreeMap::new();
     let mut failed: Vec<String> = Vec::new();
     let mut answered: HashMap<String, String> = HashMap::new();
@@ -367,7 +402,13 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
             .iter()
             .map(|s| (s.id.clone(), s.hash.clone()))
             .collect();
-        let (pruned, moved) = store.reconcile(&live);
+        let root = store_dir.root();
+        let keep = |entry: &intents::StoredIntent| {
+            let file = entry.id.split("::").next().unwrap_or(&entry.id);
+            seen.incomplete.contains(file)
+                || (!seen.files.contains(file) && root.join(file).exists())
+        };
+        let (pruned, moved) = store.reconcile(&live, keep);
         counts.insert("pruned".into(), pruned.into());
         counts.insert("moved".into(), moved.into());
     }
@@ -486,27 +527,20 @@ fn replay(
     for (index, line) in reader.lines().enumerate() {
         let line =
             line.map_err(|e| Failure::new(exit::IO, format!("cannot read the spool: {e}")))?;
-        let patched = if line.contains("\"type\":\"node\"") {
-            let item = ndjson::parse_line(index as u64 + 1, &line)
-                .map_err(|e| Failure::new(exit::SOFTWARE, format!("spool: {e}")))?;
-            match &item.record {
-                Some(Record::Node(node)) => match answered.get(&node.id) {
-                    Some(intent) => {
-                        let hash = seen
-                            .index
-                            .get(&node.id)
-                            .map(|&i| seen.symbols[i].hash.clone());
-                        Some(patch_node(
-                            &line,
-                            Some(&(intent.clone(), hash, intents::SOURCE_LLM)),
-                        )?)
-                    }
-                    None => None,
-                },
-                _ => None,
-            }
-        } else {
-            None
+        let symbol = seen
+            .node_lines
+            .get(&(index as u64 + 1))
+            .map(|&i| &seen.symbols[i]);
+        let patched = match symbol.and_then(|s| answered.get(&s.id).map(|a| (s, a))) {
+            Some((symbol, intent)) => Some(patch_node(
+                &line,
+                Some(&(
+                    intent.clone(),
+                    Some(symbol.hash.clone()),
+                    intents::SOURCE_LLM,
+                )),
+            )?),
+            None => None,
         };
         output.line(patched.as_deref().unwrap_or(&line))?;
         if output.is_closed() {

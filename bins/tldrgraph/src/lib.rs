@@ -308,6 +308,9 @@ fn enrich_args(args: &InitArgs) -> Vec<OsString> {
     if let Some(batch) = args.batch {
         out.extend(["--batch".into(), batch.to_string().into()]);
     }
+    if let Some(limit) = args.limit {
+        out.extend(["--limit".into(), limit.to_string().into()]);
+    }
     if args.enrich == Some(cli::Enrich::Off) {
         out.extend(["--enrich".into(), "off".into()]);
     }
