@@ -5,11 +5,13 @@
 pub mod approval;
 pub mod codec;
 pub mod contract;
+pub mod embed;
 pub mod exit;
 pub mod hash;
 pub mod intents;
 pub mod lang;
 pub mod layers;
+pub mod lexical;
 pub mod ndjson;
 pub mod record;
 pub mod stage;
