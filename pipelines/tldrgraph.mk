@@ -16,7 +16,8 @@
 #                                                     approval.json, intents.ndjson); also plan.json
 #   make/enrich.ndjson     tg-enrich's stream        (plan.ndjson, approval.json, intents.ndjson);
 #                                                     also enrichment_request.json
-#   make/status.json       the contract state        (enrich.ndjson); also graph.json, state.json
+#   make/embed.ndjson      tg-embed's stream         (enrich.ndjson); also search.bin, vectors.f32
+#   make/status.json       the contract state        (embed.ndjson); also graph.json, state.json
 #   AGENT_CONTRACT.md      the agent's guide         (the tldrgraph binary)
 #
 # How a stage is skipped when its input did not change: every stage writes its output only when
@@ -56,7 +57,7 @@ TLDRGRAPH_MAKE := $(TLDRGRAPH_DIR)/make
 TLDRGRAPH_CONFIG := $(wildcard $(TLDRGRAPH_DIR)/layers.config.yaml)
 TLDRGRAPH_APPROVAL := $(wildcard $(TLDRGRAPH_DIR)/approval.json)
 TLDRGRAPH_INTENTS := $(wildcard $(TLDRGRAPH_DIR)/intents.ndjson)
-TLDRGRAPH_EXES := $(foreach b,tg-extract tg-classify tg-plan tg-enrich tg-status tldrgraph,$(shell command -v $(TLDRGRAPH_BIN)$(b) 2>/dev/null))
+TLDRGRAPH_EXES := $(foreach b,tg-extract tg-classify tg-plan tg-enrich tg-embed tg-status tldrgraph,$(shell command -v $(TLDRGRAPH_BIN)$(b) 2>/dev/null))
 TLDRGRAPH_SUB := $(MAKE) --no-print-directory -f $(TLDRGRAPH_MK) TLDRGRAPH_ROOT=$(TLDRGRAPH_ROOT) TLDRGRAPH_BIN=$(TLDRGRAPH_BIN)
 
 # Written while the makefile is read (so `make -n` tells the truth), by the shell itself (so a
@@ -70,7 +71,7 @@ TLDRGRAPH_LIST_UPDATE := $(shell mkdir -p $(TLDRGRAPH_MAKE) \
 TLDRGRAPH_SOURCES := $(shell cat $(TLDRGRAPH_MAKE)/sources.list)
 
 .DELETE_ON_ERROR:
-.PHONY: tldrgraph tldrgraph-extract tldrgraph-classify tldrgraph-plan tldrgraph-enrich tldrgraph-state tldrgraph-contract tldrgraph-status tldrgraph-clean
+.PHONY: tldrgraph tldrgraph-extract tldrgraph-classify tldrgraph-plan tldrgraph-enrich tldrgraph-embed tldrgraph-state tldrgraph-contract tldrgraph-status tldrgraph-clean
 
 # Each stage in its own make, in order (see above).
 tldrgraph:
@@ -78,6 +79,7 @@ tldrgraph:
 	+@$(TLDRGRAPH_SUB) tldrgraph-classify
 	+@$(TLDRGRAPH_SUB) tldrgraph-plan
 	+@$(TLDRGRAPH_SUB) tldrgraph-enrich
+	+@$(TLDRGRAPH_SUB) tldrgraph-embed
 	+@$(TLDRGRAPH_SUB) tldrgraph-state
 	+@$(TLDRGRAPH_SUB) tldrgraph-contract
 
@@ -85,6 +87,7 @@ tldrgraph-extract: $(TLDRGRAPH_MAKE)/extract.stamp
 tldrgraph-classify: $(TLDRGRAPH_MAKE)/classify.stamp
 tldrgraph-plan: $(TLDRGRAPH_MAKE)/plan.stamp
 tldrgraph-enrich: $(TLDRGRAPH_MAKE)/enrich.stamp
+tldrgraph-embed: $(TLDRGRAPH_MAKE)/embed.stamp
 tldrgraph-state: $(TLDRGRAPH_MAKE)/status.stamp
 tldrgraph-contract: $(TLDRGRAPH_DIR)/AGENT_CONTRACT.md
 
@@ -115,11 +118,17 @@ $(TLDRGRAPH_MAKE)/enrich.stamp: $(TLDRGRAPH_MAKE)/plan.ndjson $(TLDRGRAPH_APPROV
 	$(TLDRGRAPH_BIN)tg-enrich -q --root $(TLDRGRAPH_ROOT) -i $(TLDRGRAPH_MAKE)/plan.ndjson -o $(TLDRGRAPH_MAKE)/enrich.ndjson
 	@mv -f $@.new $@
 
+# Embeddings for every symbol and the search index (only texts that changed are embedded).
+$(TLDRGRAPH_MAKE)/embed.stamp: $(TLDRGRAPH_MAKE)/enrich.ndjson $(TLDRGRAPH_EXES)
+	@touch $@.new
+	$(TLDRGRAPH_BIN)tg-embed -q --root $(TLDRGRAPH_ROOT) -i $(TLDRGRAPH_MAKE)/enrich.ndjson -o $(TLDRGRAPH_MAKE)/embed.ndjson
+	@mv -f $@.new $@
+
 # tg-status records the config's hash, so it reruns on a config edit even when the streams
 # came out the same.
-$(TLDRGRAPH_MAKE)/status.stamp: $(TLDRGRAPH_MAKE)/enrich.ndjson $(TLDRGRAPH_CONFIG) $(TLDRGRAPH_MAKE)/config.state $(TLDRGRAPH_EXES)
+$(TLDRGRAPH_MAKE)/status.stamp: $(TLDRGRAPH_MAKE)/embed.ndjson $(TLDRGRAPH_CONFIG) $(TLDRGRAPH_MAKE)/config.state $(TLDRGRAPH_EXES)
 	@touch $@.new
-	$(TLDRGRAPH_BIN)tg-status -q --root $(TLDRGRAPH_ROOT) -i $(TLDRGRAPH_MAKE)/enrich.ndjson > $(TLDRGRAPH_MAKE)/status.json.tmp
+	$(TLDRGRAPH_BIN)tg-status -q --root $(TLDRGRAPH_ROOT) -i $(TLDRGRAPH_MAKE)/embed.ndjson > $(TLDRGRAPH_MAKE)/status.json.tmp
 	@$(call TLDRGRAPH_REPLACE,$(TLDRGRAPH_MAKE)/status.json)
 	@mv -f $@.new $@
 
@@ -136,6 +145,9 @@ $(TLDRGRAPH_MAKE)/plan.ndjson:
 $(TLDRGRAPH_MAKE)/enrich.ndjson:
 	+@rm -f $(TLDRGRAPH_MAKE)/enrich.stamp
 	+@$(TLDRGRAPH_SUB) tldrgraph-enrich
+$(TLDRGRAPH_MAKE)/embed.ndjson:
+	+@rm -f $(TLDRGRAPH_MAKE)/embed.stamp
+	+@$(TLDRGRAPH_SUB) tldrgraph-embed
 
 $(TLDRGRAPH_DIR)/AGENT_CONTRACT.md: $(TLDRGRAPH_EXES)
 	$(TLDRGRAPH_BIN)tldrgraph contract $(TLDRGRAPH_ROOT)

@@ -125,7 +125,10 @@ fn an_agent_goes_from_needs_layers_to_done() {
     assert_eq!(payload["nodes_count"], 32);
     assert_eq!(payload["edges_count"], 57);
     assert_eq!(payload["layers_count"], 4);
-    assert_eq!(payload["embeddings_ready"], false);
+    assert_eq!(
+        payload["embeddings_ready"], true,
+        "the model is installed (make model)"
+    );
     assert_eq!(
         fs::metadata(store.join("AGENT_CONTRACT.md"))
             .and_then(|m| m.modified())

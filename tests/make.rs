@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use tg_integration::{copy_fixture, init_json, stage};
 
-const STAGES: [&str; 6] = [
+const STAGES: [&str; 7] = [
     "tg-extract",
     "tg-classify",
     "tg-plan",
     "tg-enrich",
+    "tg-embed",
     "tg-status",
     "tldrgraph",
 ];
@@ -118,6 +119,7 @@ fn make_rebuilds_exactly_what_is_stale() {
             "tg-classify",
             "tg-plan",
             "tg-enrich",
+            "tg-embed",
             "tg-status",
             "tldrgraph"
         ]
@@ -154,6 +156,7 @@ fn make_rebuilds_exactly_what_is_stale() {
             "tg-classify",
             "tg-plan",
             "tg-enrich",
+            "tg-embed",
             "tg-status"
         ]
     );
@@ -168,7 +171,16 @@ fn make_rebuilds_exactly_what_is_stale() {
     .expect("config");
     let (output, runs) = project.make(&["-j4", "tldrgraph"], None);
     assert!(output.status.success());
-    assert_eq!(runs, ["tg-classify", "tg-plan", "tg-enrich", "tg-status"]);
+    assert_eq!(
+        runs,
+        [
+            "tg-classify",
+            "tg-plan",
+            "tg-enrich",
+            "tg-embed",
+            "tg-status"
+        ]
+    );
     // Layers exist, so the plan asks for approval (make never approves on the user's behalf).
     assert_eq!(project.state()["status"], "needs_confirmation");
     assert!(project.state()["candidates_count"].as_u64() > Some(0));
@@ -182,6 +194,7 @@ fn make_rebuilds_exactly_what_is_stale() {
             "tg-classify",
             "tg-plan",
             "tg-enrich",
+            "tg-embed",
             "tg-status"
         ]
     );
@@ -195,6 +208,7 @@ fn make_rebuilds_exactly_what_is_stale() {
             "tg-classify",
             "tg-plan",
             "tg-enrich",
+            "tg-embed",
             "tg-status"
         ]
     );
@@ -229,7 +243,13 @@ fn a_stage_killed_mid_way_leaves_nothing_that_looks_up_to_date() {
     // The next build picks up where the dead one stopped.
     assert_eq!(
         project.build(),
-        ["tg-classify", "tg-plan", "tg-enrich", "tg-status"]
+        [
+            "tg-classify",
+            "tg-plan",
+            "tg-enrich",
+            "tg-embed",
+            "tg-status"
+        ]
     );
     assert_eq!(project.state()["extracted_symbols_count"], 27);
     assert!(project.build().is_empty());
@@ -311,7 +331,13 @@ fn make_recovers_a_deleted_stream_and_tracks_the_config_and_leaves_the_default_g
     .expect("config");
     assert_eq!(
         project.build(),
-        ["tg-classify", "tg-plan", "tg-enrich", "tg-status"]
+        [
+            "tg-classify",
+            "tg-plan",
+            "tg-enrich",
+            "tg-embed",
+            "tg-status"
+        ]
     );
     append(&config, "# a comment only\n");
     // The planned stream came out the same: tg-enrich has nothing new to read.
@@ -331,7 +357,13 @@ fn make_recovers_a_deleted_stream_and_tracks_the_config_and_leaves_the_default_g
     fs::remove_file(&config).expect("rm");
     assert_eq!(
         project.build(),
-        ["tg-classify", "tg-plan", "tg-enrich", "tg-status"]
+        [
+            "tg-classify",
+            "tg-plan",
+            "tg-enrich",
+            "tg-embed",
+            "tg-status"
+        ]
     );
     assert_eq!(project.state()["status"], "needs_layers");
 }

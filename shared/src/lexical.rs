@@ -87,10 +87,22 @@ mod tests {
     fn identifiers_split_into_words_and_stay_whole() {
         assert_eq!(
             terms("HTTPServerError in get_connection_pool()"),
-            ["http", "server", "error", "httpservererror", "get", "connection", "pool", "getconnectionpool"]
+            [
+                "http",
+                "server",
+                "error",
+                "httpservererror",
+                "get",
+                "connection",
+                "pool",
+                "getconnectionpool"
+            ]
         );
         assert_eq!(terms("Sends the requests"), ["send", "request"]);
         assert_eq!(terms("parse2json x"), ["parse", "json", "parse2json"]);
-        assert_eq!(humanise("pkg/api.py::Session.getConnection"), "pkg api py session get connection");
+        assert_eq!(
+            humanise("pkg/api.py::Session.getConnection"),
+            "pkg api py session get connection"
+        );
     }
 }

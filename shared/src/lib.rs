@@ -14,6 +14,7 @@ pub mod layers;
 pub mod lexical;
 pub mod ndjson;
 pub mod record;
+pub mod search;
 pub mod stage;
 pub mod store;
 pub mod walk;

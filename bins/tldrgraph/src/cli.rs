@@ -6,7 +6,7 @@ use std::path::PathBuf;
 /// An architectural map of a repository for coding agents.
 ///
 /// `tldrgraph init --json` runs the pipeline (tg-extract | tg-classify | tg-plan | tg-enrich |
-/// tg-status) and prints
+/// tg-embed | tg-status) and prints
 /// the contract state; `.tldrgraph/AGENT_CONTRACT.md` describes the whole loop.
 ///
 /// Exit codes: 0 the command did what was asked, whatever the state; 2 bad arguments;
@@ -117,6 +117,19 @@ pub struct ContractArgs {
 pub enum Embeddings {
     Off,
     Auto,
+    Openai,
+    Ollama,
+}
+
+impl Embeddings {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Embeddings::Off => "off",
+            Embeddings::Auto => "auto",
+            Embeddings::Openai => "openai",
+            Embeddings::Ollama => "ollama",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -177,7 +190,9 @@ pub struct InitArgs {
     #[arg(long, value_name = "N")]
     pub max_requests: Option<u64>,
 
-    /// Embeddings mode (forwarded to tg-embed when installed).
+    /// Embeddings: `auto` the embedded model (default), `off` lexical search only, `openai` or
+    /// `ollama` an HTTP endpoint configured by TLDRGRAPH_EMBED_* variables (forwarded to
+    /// tg-embed).
     #[arg(long, value_enum)]
     pub embeddings: Option<Embeddings>,
 

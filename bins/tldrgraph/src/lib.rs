@@ -19,13 +19,13 @@ use tg_shared::exit;
 use tg_shared::stage::{Failure, Output};
 use tg_shared::store::{self, Store, LOCK_HELD_ENV};
 
-/// The stages of `tldrgraph init`, in pipeline order. tg-embed joins this list when its issue
-/// lands.
-pub const INIT_STAGES: [&str; 5] = [
+/// The stages of `tldrgraph init`, in pipeline order.
+pub const INIT_STAGES: [&str; 6] = [
     "tg-extract",
     "tg-classify",
     "tg-plan",
     "tg-enrich",
+    "tg-embed",
     "tg-status",
 ];
 
@@ -274,6 +274,9 @@ fn init(args: &InitArgs) -> i32 {
             }
             if name == "tg-enrich" {
                 args.extend(enrich_args(init_args));
+            }
+            if let (true, Some(mode)) = (name == "tg-embed", init_args.embeddings) {
+                args.extend(["--embeddings".into(), mode.as_str().into()]);
             }
             Stage { name, exe, args }
         })

@@ -1,0 +1,74 @@
+//! Command-line options.
+
+use clap::{Parser, ValueEnum};
+use std::path::PathBuf;
+
+/// Embed every symbol of a stream and build the search index (`.tldrgraph/search.bin`,
+/// `.tldrgraph/vectors.f32`) that `tldrgraph query`, `trace` and `dead-code` read.
+///
+/// Passes the stream through. Each symbol's text (its name and qualified name in words, layer,
+/// file, signature, intent or doc line, and the names it calls and is called by) is embedded
+/// once: vectors are keyed by a hash of that text, so a rerun embeds only texts that changed.
+/// The default embedder is all-MiniLM-L6-v2 distilled into a static table (`make model`);
+/// without it, or with the HTTP provider unreachable, the index is lexical only and the stage
+/// appends `needs_embeddings`. Its summary says `embeddings_ready`.
+///
+/// Exit codes: 0 done, 2 bad arguments, 64 a bad provider setting, 65 a malformed stream,
+/// 66 an input that does not exist, 73 an artifact cannot be written, 74 other I/O.
+#[derive(Debug, Parser)]
+#[command(name = "tg-embed", version)]
+pub struct Cli {
+    /// Repository root, where `.tldrgraph/` lives (default: the git top level, else the
+    /// current directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+
+    /// Read the stream from FILE instead of stdin.
+    #[arg(short, long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+
+    /// Write the stream to FILE (only if its content changed) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// `auto`: the embedded model; `off`: lexical search only; `openai`/`ollama`: an HTTP
+    /// `/v1/embeddings` endpoint ($TLDRGRAPH_EMBED_BASE_URL, $TLDRGRAPH_EMBED_MODEL, key in
+    /// $TLDRGRAPH_EMBED_API_KEY or $OPENAI_API_KEY). Default: $TLDRGRAPH_EMBEDDINGS, else auto.
+    #[arg(long, value_enum)]
+    pub embeddings: Option<Embeddings>,
+
+    /// Seconds one HTTP request may take.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub timeout: u64,
+
+    /// Retries of an HTTP request answered 429 or 5xx, or timed out.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub retries: u32,
+
+    /// Texts per HTTP request.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=2048))]
+    pub http_batch: u64,
+
+    /// Print nothing on stderr but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Embeddings {
+    Off,
+    Auto,
+    Openai,
+    Ollama,
+}
+
+impl Embeddings {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Embeddings::Off => "off",
+            Embeddings::Auto => "auto",
+            Embeddings::Openai => "openai",
+            Embeddings::Ollama => "ollama",
+        }
+    }
+}

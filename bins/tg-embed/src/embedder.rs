@@ -1,0 +1,277 @@
+//! The embedders: the static model in-process, or an OpenAI-compatible `/v1/embeddings`
+//! endpoint (OpenAI, or Ollama's OpenAI API) over ureq with batching, timeouts and retries.
+//! tg-query uses the same code to embed a query, so index and query vectors always match.
+
+use serde_json::{json, Value};
+use std::time::Duration;
+use tg_shared::embed::{self, StaticModel};
+
+pub const ENV_MODE: &str = "TLDRGRAPH_EMBEDDINGS";
+pub const ENV_BASE_URL: &str = "TLDRGRAPH_EMBED_BASE_URL";
+pub const ENV_MODEL: &str = "TLDRGRAPH_EMBED_MODEL";
+pub const ENV_API_KEY: &str = "TLDRGRAPH_EMBED_API_KEY";
+pub const ENV_OPENAI_KEY: &str = "OPENAI_API_KEY";
+/// First backoff in milliseconds (doubled per retry); tests shorten it.
+pub const ENV_BACKOFF_MS: &str = "TLDRGRAPH_EMBED_BACKOFF_MS";
+
+const OPENAI_URL: &str = "https://api.openai.com/v1";
+const OPENAI_MODEL: &str = "text-embedding-3-small";
+const OLLAMA_URL: &str = "http://127.0.0.1:11434/v1";
+const OLLAMA_MODEL: &str = "nomic-embed-text";
+
+/// An HTTP embeddings endpoint.
+#[derive(Clone)]
+pub struct HttpEmbedder {
+    pub service: Service,
+    pub base_url: String,
+    pub model: String,
+    api_key: Option<String>,
+    pub timeout: Duration,
+    pub retries: u32,
+    pub batch: usize,
+    backoff: Duration,
+}
+
+impl std::fmt::Debug for HttpEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpEmbedder")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .finish()
+    }
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Which HTTP service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Service {
+    Openai,
+    Ollama,
+}
+
+impl HttpEmbedder {
+    /// From the environment; the error is a usage problem to report.
+    pub fn from_env(
+        service: Service,
+        timeout: Duration,
+        retries: u32,
+        batch: usize,
+    ) -> Result<HttpEmbedder, String> {
+        let (url, model) = match service {
+            Service::Openai => (OPENAI_URL, OPENAI_MODEL),
+            Service::Ollama => (OLLAMA_URL, OLLAMA_MODEL),
+        };
+        let base_url = env(ENV_BASE_URL)
+            .unwrap_or_else(|| url.to_string())
+            .trim_end_matches('/')
+            .to_string();
+        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+            return Err(format!("{ENV_BASE_URL}={base_url}: not an http(s) URL"));
+        }
+        let api_key = env(ENV_API_KEY).or_else(|| env(ENV_OPENAI_KEY));
+        if service == Service::Openai && api_key.is_none() && base_url == OPENAI_URL {
+            return Err(format!(
+                "the openai embeddings provider needs a key: export {ENV_API_KEY} or {ENV_OPENAI_KEY}"
+            ));
+        }
+        Ok(HttpEmbedder {
+            service,
+            base_url,
+            model: env(ENV_MODEL).unwrap_or_else(|| model.to_string()),
+            api_key,
+            timeout,
+            retries,
+            batch: batch.max(1),
+            backoff: Duration::from_millis(
+                env(ENV_BACKOFF_MS)
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(500),
+            ),
+        })
+    }
+
+    /// What the index records: vectors of another endpoint or model are not comparable.
+    pub fn id(&self) -> String {
+        let service = match self.service {
+            Service::Openai => "openai",
+            Service::Ollama => "ollama",
+        };
+        format!("http:{service}:{}:{}", self.base_url, self.model)
+    }
+
+    /// `text` with the key replaced, for anything printed.
+    pub fn redact(&self, text: &str) -> String {
+        match &self.api_key {
+            Some(key) if !key.is_empty() => text.replace(key.as_str(), "[redacted]"),
+            _ => text.to_string(),
+        }
+    }
+
+    /// Embeds `texts` in batches; unit vectors in order, or why not.
+    pub fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, String> {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(self.timeout))
+            .http_status_as_error(false)
+            .build()
+            .new_agent();
+        let mut out = Vec::with_capacity(texts.len());
+        for chunk in texts.chunks(self.batch) {
+            let vectors = self.request(&agent, chunk).map_err(|e| self.redact(&e))?;
+            out.extend(vectors);
+        }
+        Ok(out)
+    }
+
+    fn request(&self, agent: &ureq::Agent, texts: &[String]) -> Result<Vec<Vec<f32>>, String> {
+        let url = format!("{}/embeddings", self.base_url);
+        let body = json!({"model": self.model, "input": texts});
+        let mut last = String::new();
+        for attempt in 0..=self.retries {
+            let mut request = agent.post(&url).header("Content-Type", "application/json");
+            if let Some(key) = &self.api_key {
+                request = request.header("Authorization", format!("Bearer {key}"));
+            }
+            match request.send_json(&body) {
+                Ok(mut response) => {
+                    let status = response.status().as_u16();
+                    let text = response.body_mut().read_to_string().unwrap_or_default();
+                    if status == 200 {
+                        return parse(&text, texts.len());
+                    }
+                    last = format!("HTTP {status}: {}", snippet(&text));
+                    if status != 429 && status < 500 {
+                        return Err(last);
+                    }
+                }
+                Err(ureq::Error::Timeout(what)) => {
+                    last = format!("timed out ({what}) after {}s", self.timeout.as_secs())
+                }
+                Err(ureq::Error::Io(err)) => last = format!("connection failed: {err}"),
+                Err(ureq::Error::ConnectionFailed) => last = "connection failed".into(),
+                Err(err) => return Err(format!("request failed: {err}")),
+            }
+            if attempt < self.retries {
+                std::thread::sleep(self.backoff.saturating_mul(1 << attempt.min(6)));
+            }
+        }
+        Err(format!(
+            "{url}: gave up after {} attempts: {last}",
+            self.retries + 1
+        ))
+    }
+}
+
+fn parse(text: &str, expected: usize) -> Result<Vec<Vec<f32>>, String> {
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| format!("malformed response ({e}): {}", snippet(text)))?;
+    let data = value["data"]
+        .as_array()
+        .ok_or_else(|| format!("no `data` array in {}", snippet(text)))?;
+    if data.len() != expected {
+        return Err(format!("{} vectors for {expected} texts", data.len()));
+    }
+    // Providers may reorder; `index` says which text each vector is for.
+    let mut rows: Vec<(usize, Vec<f32>)> = Vec::with_capacity(data.len());
+    for (position, item) in data.iter().enumerate() {
+        let index = item["index"].as_u64().map_or(position, |i| i as usize);
+        let mut vector: Vec<f32> = item["embedding"]
+            .as_array()
+            .ok_or_else(|| "an item without `embedding`".to_string())?
+            .iter()
+            .map(|v| v.as_f64().map(|f| f as f32))
+            .collect::<Option<Vec<f32>>>()
+            .ok_or_else(|| "a non-numeric embedding".to_string())?;
+        embed::normalize(&mut vector);
+        rows.push((index, vector));
+    }
+    rows.sort_by_key(|(i, _)| *i);
+    let dim = rows.first().map_or(0, |(_, v)| v.len());
+    if dim == 0 || rows.iter().any(|(_, v)| v.len() != dim) {
+        return Err("embeddings of different or zero lengths".into());
+    }
+    Ok(rows.into_iter().map(|(_, v)| v).collect())
+}
+
+fn snippet(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(200)
+        .collect()
+}
+
+/// The embedder in use.
+#[derive(Debug)]
+pub enum Embedder {
+    Static(StaticModel),
+    Http(HttpEmbedder),
+}
+
+impl Embedder {
+    pub fn id(&self) -> String {
+        match self {
+            Embedder::Static(model) => model.id().to_string(),
+            Embedder::Http(http) => http.id(),
+        }
+    }
+
+    /// Unit vectors for `texts`, in order.
+    pub fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, String> {
+        match self {
+            Embedder::Static(model) => {
+                use rayon::prelude::*;
+                Ok(texts.par_iter().map(|t| model.embed(t)).collect())
+            }
+            Embedder::Http(http) => http.embed(texts),
+        }
+    }
+}
+
+/// The embedder an index was built with, for embedding a query: the static model when the
+/// index says static, the same endpoint when it says http (its settings from the environment).
+pub fn for_index(id: &str, timeout: Duration) -> Result<Embedder, String> {
+    if id.starts_with("static:") {
+        let model = StaticModel::load(&embed::model_path())?;
+        if model.id() != id {
+            return Err(format!(
+                "the index was embedded with {id}, the model here is {}: run `tldrgraph init` again",
+                model.id()
+            ));
+        }
+        return Ok(Embedder::Static(model));
+    }
+    let service = if id.starts_with("http:ollama:") {
+        Service::Ollama
+    } else {
+        Service::Openai
+    };
+    let http = HttpEmbedder::from_env(service, timeout, 1, 1)?;
+    if http.id() != id {
+        return Err(format!(
+            "the index was embedded with {id}; the environment now names {}",
+            http.id()
+        ));
+    }
+    Ok(Embedder::Http(http))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn responses_are_put_back_in_order_and_normalised() {
+        let body = r#"{"data":[{"index":1,"embedding":[0,2]},{"index":0,"embedding":[3,4]}]}"#;
+        let rows = parse(body, 2).unwrap();
+        assert_eq!(rows, vec![vec![0.6, 0.8], vec![0.0, 1.0]]);
+        assert!(parse(body, 3)
+            .unwrap_err()
+            .contains("2 vectors for 3 texts"));
+        assert!(parse("{oops", 1).unwrap_err().contains("malformed"));
+    }
+}

@@ -1,0 +1,421 @@
+//! tg-embed: embeddings for every symbol and the search index (DESIGN.md §1, §5), so the graph
+//! can be asked questions in every state once layers exist.
+
+pub mod cli;
+pub mod embedder;
+pub mod text;
+
+use cli::{Cli, Embeddings};
+use embedder::{Embedder, HttpEmbedder, Service};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+use tg_shared::contract;
+use tg_shared::embed::{self, StaticModel};
+use tg_shared::exit;
+use tg_shared::hash::{content_hash, Hasher};
+use tg_shared::lexical;
+use tg_shared::record::{EdgeKind, NodeKind, Record, Summary};
+use tg_shared::search::{
+    self, Embedder as EmbedderInfo, IndexEdge, IndexLayer, IndexSymbol, Postings, SearchIndex,
+    INDEX_FILE, INDEX_VERSION, NO_VECTOR, VECTORS_FILE,
+};
+use tg_shared::stage::{Failure, Input, Output, StreamCheck};
+use tg_shared::store::{self, Store};
+
+/// This stage's name, in its summary record.
+pub const STAGE: &str = "tg-embed";
+
+/// A node as the index needs it, and the raw edges, from the stream.
+#[derive(Default)]
+struct Collected {
+    symbols: Vec<IndexSymbol>,
+    index: FxHashMap<String, u32>,
+    parents: Vec<Option<String>>,
+    layer_ids: Vec<Option<String>>,
+    edges: Vec<(String, String, EdgeKind, f32, u32)>,
+    layers: Vec<IndexLayer>,
+}
+
+/// `needs_embeddings`: embeddings are on but could not be completed in this run.
+#[derive(Debug, Serialize)]
+pub struct NeedsEmbeddings {
+    pub symbols_count: u64,
+    pub embedded_count: u64,
+    pub missing_count: u64,
+    pub reason: String,
+    pub next_action: String,
+}
+
+fn is_ours(record: &Option<Record>) -> bool {
+    match record {
+        Some(Record::Status(status)) => status.status == contract::NEEDS_EMBEDDINGS,
+        Some(Record::Summary(summary)) => summary.stage == STAGE,
+        _ => false,
+    }
+}
+
+fn collect(input: &mut Input, output: &mut Output) -> Result<Option<Collected>, Failure> {
+    let mut check = StreamCheck::default();
+    let mut seen = Collected::default();
+    while let Some(item) = input.next_item(&mut check) {
+        let item = item?;
+        if is_ours(&item.record) {
+            continue;
+        }
+        output.line(&item.raw)?;
+        if output.is_closed() {
+            return Ok(None);
+        }
+        match item.record {
+            Some(Record::Node(node)) => {
+                if seen.index.contains_key(&node.id) {
+                    continue;
+                }
+                let current = node.intent.is_some()
+                    && (node.intent_hash.as_deref() == Some(node.hash.as_str())
+                        || node.intent_source.as_deref() == Some("doc"));
+                seen.index
+                    .insert(node.id.clone(), seen.symbols.len() as u32);
+                seen.parents.push(node.parent.clone());
+                seen.layer_ids.push(node.layer.clone());
+                seen.symbols.push(IndexSymbol {
+                    id: node.id,
+                    kind: node.kind,
+                    name: node.name,
+                    file: node.file,
+                    line_start: node.line_start,
+                    line_end: node.line_end,
+                    // Resolved to an index once the layer records are in.
+                    layer: None,
+                    signature: node.signature,
+                    intent: node.intent,
+                    intent_source: node.intent_source,
+                    intent_current: current,
+                    doc: node.doc.clone(),
+                    parent: None,
+                    text_hash: String::new(),
+                    vector: NO_VECTOR,
+                });
+            }
+            Some(Record::Edge(edge)) if edge.kind != EdgeKind::Contains => {
+                seen.edges.push((
+                    edge.src,
+                    edge.dst,
+                    edge.kind,
+                    edge.confidence.unwrap_or(1.0) as f32,
+                    edge.line,
+                ));
+            }
+            Some(Record::Layer(layer)) => seen.layers.push(IndexLayer {
+                id: layer.id,
+                name: layer.name,
+                order: layer.order,
+            }),
+            _ => {}
+        }
+    }
+    check.finish(&input.name)?;
+    Ok(Some(seen))
+}
+
+/// The embedder the flags and environment ask for; `Err(reason)` when it cannot be had here
+/// (the stage then reports `needs_embeddings`), a Failure for a bad setting.
+fn choose(cli: &Cli) -> Result<Option<Result<Embedder, String>>, Failure> {
+    let mode = match cli.embeddings {
+        Some(mode) => mode,
+        None => match std::env::var(embedder::ENV_MODE).ok().as_deref() {
+            None | Some("") | Some("auto") => Embeddings::Auto,
+            Some("off") => Embeddings::Off,
+            Some("openai") => Embeddings::Openai,
+            Some("ollama") => Embeddings::Ollama,
+            Some(other) => {
+                return Err(Failure::new(
+                    exit::USAGE,
+                    format!(
+                        "{}={other}: not off, auto, openai or ollama",
+                        embedder::ENV_MODE
+                    ),
+                ))
+            }
+        },
+    };
+    let timeout = Duration::from_secs(cli.timeout.max(1));
+    let batch = usize::try_from(cli.http_batch).unwrap_or(64);
+    let http = |service| {
+        HttpEmbedder::from_env(service, timeout, cli.retries, batch)
+            .map(Embedder::Http)
+            .map_err(|e| Failure::new(exit::USAGE, e))
+    };
+    Ok(match mode {
+        Embeddings::Off => None,
+        Embeddings::Auto => {
+            let path = embed::model_path();
+            Some(
+                StaticModel::load(&path)
+                    .map(Embedder::Static)
+                    .map_err(|e| format!("the embedding model is not installed ({e})")),
+            )
+        }
+        Embeddings::Openai => Some(Ok(http(Service::Openai)?)),
+        Embeddings::Ollama => Some(Ok(http(Service::Ollama)?)),
+    })
+}
+
+/// Vectors of the previous index, by text hash, if it was made by the same embedder.
+fn previous_vectors(store: &Store, embedder_id: &str) -> HashMap<String, Vec<f32>> {
+    let Ok(old) = SearchIndex::load(&store.path(INDEX_FILE)) else {
+        return HashMap::new();
+    };
+    let Some(info) = old.embedder.as_ref().filter(|e| e.id == embedder_id) else {
+        return HashMap::new();
+    };
+    let dim = info.dim as usize;
+    let Ok(vectors) = search::load_vectors(&store.path(VECTORS_FILE), old.rows as usize, dim)
+    else {
+        return HashMap::new();
+    };
+    if content_hash(&search::vectors_to_bytes(&vectors)) != old.vectors_hash {
+        // The matrix is not the one this index was written with (a run killed in between).
+        return HashMap::new();
+    }
+    old.symbols
+        .iter()
+        .filter(|s| s.vector != NO_VECTOR)
+        .map(|s| {
+            let row = s.vector as usize;
+            (
+                s.text_hash.clone(),
+                vectors[row * dim..(row + 1) * dim].to_vec(),
+            )
+        })
+        .collect()
+}
+
+fn postings(texts: &[String]) -> Postings {
+    let mut by_term: BTreeMap<String, Vec<(u32, u16)>> = BTreeMap::new();
+    let mut lengths = Vec::with_capacity(texts.len());
+    for (doc, text) in texts.iter().enumerate() {
+        let terms = lexical::terms(text);
+        lengths.push(terms.len() as u32);
+        let mut counts: BTreeMap<String, u16> = BTreeMap::new();
+        for term in terms {
+            let count = counts.entry(term).or_default();
+            *count = count.saturating_add(1);
+        }
+        for (term, tf) in counts {
+            by_term.entry(term).or_default().push((doc as u32, tf));
+        }
+    }
+    let (terms, lists) = by_term.into_iter().unzip();
+    Postings {
+        terms,
+        lists,
+        lengths,
+    }
+}
+
+pub fn run(cli: &Cli) -> Result<(), Failure> {
+    let (_, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
+    let chosen = choose(cli)?;
+    let mut input = Input::open(cli.input.as_deref())?;
+    let mut output = Output::new(cli.output.as_deref());
+    let Some(mut seen) = collect(&mut input, &mut output)? else {
+        return Ok(());
+    };
+
+    // Layers in their order; symbols point at them by index.
+    seen.layers
+        .sort_by(|a, b| a.order.cmp(&b.order).then(a.id.cmp(&b.id)));
+    let layer_index: HashMap<String, u32> = seen
+        .layers
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.id.clone(), i as u32))
+        .collect();
+    for ((symbol, parent), layer) in seen
+        .symbols
+        .iter_mut()
+        .zip(&seen.parents)
+        .zip(&seen.layer_ids)
+    {
+        symbol.layer = layer.as_ref().and_then(|l| layer_index.get(l)).copied();
+        symbol.parent = parent.as_ref().and_then(|p| seen.index.get(p)).copied();
+    }
+    let mut edges: Vec<IndexEdge> = seen
+        .edges
+        .iter()
+        .filter_map(|(src, dst, kind, confidence, line)| {
+            Some(IndexEdge {
+                src: *seen.index.get(src)?,
+                dst: *seen.index.get(dst)?,
+                kind: *kind,
+                confidence: *confidence,
+                line: *line,
+            })
+        })
+        .collect();
+    edges.sort_by_key(|e| (e.src, e.dst, e.kind));
+
+    // Names each symbol calls and is called by.
+    let mut calls: Vec<Vec<&str>> = vec![Vec::new(); seen.symbols.len()];
+    let mut called_by: Vec<Vec<&str>> = vec![Vec::new(); seen.symbols.len()];
+    for edge in edges
+        .iter()
+        .filter(|e| e.kind == EdgeKind::Calls && e.src != e.dst)
+    {
+        calls[edge.src as usize].push(seen.symbols[edge.dst as usize].name.as_str());
+        called_by[edge.dst as usize].push(seen.symbols[edge.src as usize].name.as_str());
+    }
+    let mut embed_texts = Vec::with_capacity(seen.symbols.len());
+    let mut lexical_texts = Vec::with_capacity(seen.symbols.len());
+    for (i, symbol) in seen.symbols.iter().enumerate() {
+        let facts = text::Facts {
+            id: &symbol.id,
+            kind: symbol.kind,
+            name: &symbol.name,
+            file: &symbol.file,
+            layer: symbol.layer.map(|l| seen.layers[l as usize].name.as_str()),
+            signature: symbol.signature.as_deref(),
+            about: symbol.intent.as_deref().or(symbol.doc.as_deref()),
+            calls: &calls[i],
+            called_by: &called_by[i],
+        };
+        embed_texts.push(text::embedding_text(&facts));
+        lexical_texts.push(text::lexical_text(&facts));
+    }
+    let postings = postings(&lexical_texts);
+
+    // Embeddings: reuse vectors whose text is unchanged, embed the rest.
+    let embeddable: Vec<usize> = (0..seen.symbols.len())
+        .filter(|&i| seen.symbols[i].kind != NodeKind::Module)
+        .collect();
+    let mut vectors: Vec<f32> = Vec::new();
+    let mut rows = 0u32;
+    let (mut embedded, mut reused) = (0u64, 0u64);
+    let mut info = None;
+    let mut problem: Option<String> = None;
+    match chosen {
+        None => {}
+        Some(Err(reason)) => problem = Some(reason),
+        Some(Ok(embedder)) => {
+            let id = embedder.id();
+            let old = previous_vectors(&store, &id);
+            let hashes: Vec<String> = embeddable
+                .iter()
+                .map(|&i| {
+                    let mut h = Hasher::new();
+                    h.update(id.as_bytes())
+                        .update(b"\n")
+                        .update(embed_texts[i].as_bytes());
+                    h.finish()
+                })
+                .collect();
+            let mut todo: Vec<String> = Vec::new();
+            let mut todo_hashes: Vec<&String> = Vec::new();
+            for (k, &i) in embeddable.iter().enumerate() {
+                if !old.contains_key(&hashes[k]) && !todo_hashes.contains(&&hashes[k]) {
+                    todo.push(embed_texts[i].clone());
+                    todo_hashes.push(&hashes[k]);
+                }
+            }
+            match embedder.embed(&todo) {
+                Ok(fresh) => {
+                    embedded = fresh.len() as u64;
+                    let made: HashMap<&String, Vec<f32>> =
+                        todo_hashes.into_iter().zip(fresh).collect();
+                    let dim = made.values().chain(old.values()).next().map_or(0, Vec::len);
+                    for (k, &i) in embeddable.iter().enumerate() {
+                        let vector = match made.get(&hashes[k]) {
+                            Some(v) => v,
+                            None => {
+                                reused += 1;
+                                &old[&hashes[k]]
+                            }
+                        };
+                        if vector.len() != dim {
+                            continue;
+                        }
+                        let symbol = &mut seen.symbols[i];
+                        symbol.text_hash = hashes[k].clone();
+                        symbol.vector = rows;
+                        vectors.extend_from_slice(vector);
+                        rows += 1;
+                    }
+                    info = Some(EmbedderInfo {
+                        id,
+                        dim: dim as u32,
+                    });
+                }
+                Err(reason) => problem = Some(reason),
+            }
+        }
+    }
+    let ready = info.is_some() && problem.is_none();
+    let vector_bytes = search::vectors_to_bytes(&vectors);
+    let index = SearchIndex {
+        version: INDEX_VERSION,
+        embedder: info,
+        layers: seen.layers,
+        symbols: seen.symbols,
+        edges,
+        postings,
+        rows,
+        vectors_hash: content_hash(&vector_bytes),
+    };
+    let encoded = index
+        .encode()
+        .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot encode the index: {e}")))?;
+    {
+        let _lock = store
+            .lock()
+            .map_err(|e| Failure::cant_write(&store.lock_path(), &e))?;
+        // Vectors first: an index never points into a matrix older than itself, and a run killed
+        // in between leaves a matrix the old index's hash does not match (so it is not reused).
+        for (name, bytes) in [(VECTORS_FILE, &vector_bytes), (INDEX_FILE, &encoded)] {
+            let path = store.path(name);
+            store::write_if_changed(&path, bytes).map_err(|e| Failure::cant_write(&path, &e))?;
+        }
+    }
+
+    let symbols_count = embeddable.len() as u64;
+    if let Some(reason) = &problem {
+        let next_action = if reason.contains("not installed") {
+            "Install the embedding model with `make model` (from the tldrgraph checkout), or run `tldrgraph init --json --embeddings off` for lexical search only".to_string()
+        } else {
+            "Check the embeddings endpoint, then run `tldrgraph init --json` again; or `--embeddings off` for lexical search only".to_string()
+        };
+        let payload = NeedsEmbeddings {
+            symbols_count,
+            embedded_count: 0,
+            missing_count: symbols_count,
+            reason: reason.clone(),
+            next_action,
+        };
+        output.record(&Record::Status(contract::status(
+            contract::NEEDS_EMBEDDINGS,
+            &payload,
+        )))?;
+    }
+    let mut counts: BTreeMap<String, Value> = BTreeMap::new();
+    counts.insert("embeddings_ready".into(), ready.into());
+    counts.insert("symbols".into(), symbols_count.into());
+    counts.insert("vectors".into(), u64::from(rows).into());
+    output.record(&Record::Summary(Summary {
+        stage: STAGE.into(),
+        counts,
+    }))?;
+    output.finish()?;
+    if !cli.quiet {
+        match &problem {
+            Some(reason) => eprintln!("tg-embed: lexical index only: {reason}"),
+            None => eprintln!(
+                "tg-embed: {} symbols indexed; {embedded} texts embedded, {reused} reused",
+                index.symbols.len()
+            ),
+        }
+    }
+    Ok(())
+}
