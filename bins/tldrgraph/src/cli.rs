@@ -53,6 +53,70 @@ pub enum Command {
     /// multi-paragraph intent rejects it (exit 65) with every problem listed, and nothing is
     /// written.
     Enrich(EnrichArgs),
+    /// Find symbols by what they do: hybrid BM25 + embedding ranking, each hit with its
+    /// execution flow across layers (runs `tg-query search`; read-only).
+    Query(QueryArgs),
+    /// The call path from A to B, preferring confident edges (runs `tg-query trace`). Exit 0
+    /// with "no path" when there is none; 64 for an unknown or ambiguous name.
+    Trace(TraceArgs),
+    /// Functions and methods with no inbound call, import or reference, minus entry points,
+    /// each with a reason and a confidence (runs `tg-query dead-code`).
+    DeadCode(DeadCodeArgs),
+}
+
+/// Options every question command shares.
+#[derive(Debug, Args)]
+pub struct AskArgs {
+    /// The repository (default: the git top level, else the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub root: Option<PathBuf>,
+
+    /// Print JSON instead of Markdown.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// What to look for, in words.
+    pub text: String,
+
+    #[arg(long, value_name = "K", default_value_t = 5)]
+    pub top_k: usize,
+
+    /// Also print a context pack of at most this many tokens (4 characters per token).
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<usize>,
+
+    /// Only symbols of this layer (its id).
+    #[arg(long, value_name = "ID")]
+    pub layer: Option<String>,
+
+    /// hybrid (default), lexical or semantic.
+    #[arg(long, value_name = "MODE")]
+    pub mode: Option<String>,
+
+    #[command(flatten)]
+    pub ask: AskArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    pub from: String,
+    pub to: String,
+
+    #[command(flatten)]
+    pub ask: AskArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DeadCodeArgs {
+    /// Only findings with at least this confidence (0 to 1).
+    #[arg(long, value_name = "C")]
+    pub min_confidence: Option<f64>,
+
+    #[command(flatten)]
+    pub ask: AskArgs,
 }
 
 #[derive(Debug, Args)]

@@ -7,7 +7,7 @@ pub mod pipeline;
 pub mod render;
 
 use cli::{
-    ApproveArgs, Cli, Command, ContractArgs, EnrichArgs, InitArgs, InstallArgs, PlanArgs,
+    ApproveArgs, AskArgs, Cli, Command, ContractArgs, EnrichArgs, InitArgs, InstallArgs, PlanArgs,
     StatusArgs,
 };
 use pipeline::Stage;
@@ -44,6 +44,55 @@ pub fn run(cli: &Cli) -> i32 {
         Command::Plan(args) => plan_command(args),
         Command::Approve(args) => approve_command(args),
         Command::Enrich(args) => enrich_command(args),
+        Command::Query(args) => {
+            let mut rest: Vec<OsString> = vec!["search".into(), args.text.clone().into()];
+            rest.extend(["--top-k".into(), args.top_k.to_string().into()]);
+            if let Some(budget) = args.budget {
+                rest.extend(["--budget".into(), budget.to_string().into()]);
+            }
+            if let Some(layer) = &args.layer {
+                rest.extend(["--layer".into(), layer.into()]);
+            }
+            if let Some(mode) = &args.mode {
+                rest.extend(["--mode".into(), mode.into()]);
+            }
+            ask(&args.ask, rest)
+        }
+        Command::Trace(args) => ask(
+            &args.ask,
+            vec!["trace".into(), (&args.from).into(), (&args.to).into()],
+        ),
+        Command::DeadCode(args) => {
+            let mut rest: Vec<OsString> = vec!["dead-code".into()];
+            if let Some(c) = args.min_confidence {
+                rest.extend(["--min-confidence".into(), c.to_string().into()]);
+            }
+            ask(&args.ask, rest)
+        }
+    }
+}
+
+/// Runs `tg-query` with `rest`, its output and exit code passed through unchanged.
+fn ask(args: &AskArgs, rest: Vec<OsString>) -> i32 {
+    let (root, located) = match prepare(args.root.as_deref(), &["tg-query"]) {
+        Ok(prepared) => prepared,
+        Err((failure, _)) => return report(&failure),
+    };
+    let Some((_, exe)) = located.into_iter().next() else {
+        return exit::UNAVAILABLE;
+    };
+    let mut command = std::process::Command::new(exe);
+    command.arg("--root").arg(&root);
+    if args.json {
+        command.arg("--json");
+    }
+    command.args(rest);
+    match command.status() {
+        Ok(status) => status.code().unwrap_or(exit::SOFTWARE),
+        Err(err) => report(&Failure::new(
+            exit::UNAVAILABLE,
+            format!("cannot run tg-query: {err}"),
+        )),
     }
 }
 

@@ -1,0 +1,172 @@
+//! Functions and methods nothing in the graph calls, imports or references, minus the entry
+//! points a caller outside the graph reaches: `main`, tests, dunder methods, decorated
+//! (framework-registered) functions, `__all__` exports, C functions with external linkage that a
+//! header declares, Rust `pub` items of a library, trait-impl methods and `#[test]`s.
+//!
+//! Confidence says how likely the finding is really dead: a private module-level function is the
+//! surest; a public one may be API used from outside; a method may be reached through dynamic
+//! dispatch the resolver cannot see.
+
+use crate::graph::{is_test_path, location, source_lines, Graph};
+use regex::Regex;
+use serde::Serialize;
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+use tg_shared::record::NodeKind;
+
+#[derive(Debug, Serialize)]
+pub struct Finding {
+    pub id: String,
+    pub kind: &'static str,
+    pub location: String,
+    pub reason: String,
+    pub confidence: f64,
+}
+
+fn language(file: &str) -> &'static str {
+    match file.rsplit('.').next() {
+        Some("py" | "pyi") => "python",
+        Some("c" | "h") => "c",
+        Some("rs") => "rust",
+        _ => "other",
+    }
+}
+
+/// Names listed in `__all__` of each Python module, read from its source.
+fn python_exports(root: &Path, files: &BTreeSet<&str>) -> HashMap<String, BTreeSet<String>> {
+    let all = Regex::new(r"(?s)__all__\s*(?::[^=]*)?[+]?=\s*[\[(](.*?)[\])]").ok();
+    let name = Regex::new(r#"["']([A-Za-z_][A-Za-z0-9_]*)["']"#).ok();
+    let mut out = HashMap::new();
+    let (Some(all), Some(name)) = (all, name) else {
+        return out;
+    };
+    for file in files.iter().filter(|f| language(f) == "python") {
+        let Ok(text) = std::fs::read_to_string(root.join(file)) else {
+            continue;
+        };
+        let names: BTreeSet<String> = all
+            .captures_iter(&text)
+            .flat_map(|c| {
+                name.captures_iter(c.get(1).map_or("", |m| m.as_str()))
+                    .filter_map(|n| n.get(1).map(|m| m.as_str().to_string()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if !names.is_empty() {
+            out.insert((*file).to_string(), names);
+        }
+    }
+    out
+}
+
+/// Words appearing in the repository's C headers (what a header declares is API).
+fn header_words(root: &Path, files: &BTreeSet<&str>) -> BTreeSet<String> {
+    let word = Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").ok();
+    let mut out = BTreeSet::new();
+    let Some(word) = word else { return out };
+    for file in files.iter().filter(|f| f.ends_with(".h")) {
+        if let Ok(text) = std::fs::read_to_string(root.join(file)) {
+            out.extend(word.find_iter(&text).map(|m| m.as_str().to_string()));
+        }
+    }
+    out
+}
+
+/// The lines just above a definition that belong to it (decorators, attributes).
+fn preamble(root: &Path, file: &str, line: u32) -> Vec<String> {
+    let from = line.saturating_sub(6).max(1);
+    let Some(lines) = source_lines(root, file, from, line) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    // The definition line itself, then upward while the lines are decorators or attributes.
+    let mut iter = lines.into_iter().rev();
+    if let Some(first) = iter.next() {
+        out.push(first.trim().to_string());
+    }
+    for l in iter {
+        let t = l.trim();
+        if t.starts_with('@') || t.starts_with("#[") {
+            out.push(t.to_string());
+        } else {
+            break;
+        }
+    }
+    out
+}
+
+pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
+    let symbols = &graph.index.symbols;
+    let files: BTreeSet<&str> = symbols.iter().map(|s| s.file.as_str()).collect();
+    let exports = python_exports(root, &files);
+    let headers = header_words(root, &files);
+    let rust_library = root.join("src/lib.rs").exists()
+        || files
+            .iter()
+            .any(|f| f.ends_with("/lib.rs") || *f == "lib.rs");
+    let mut findings = Vec::new();
+    for (i, symbol) in symbols.iter().enumerate() {
+        if !matches!(symbol.kind, NodeKind::Function | NodeKind::Method) {
+            continue;
+        }
+        let referenced = graph.inn[i]
+            .iter()
+            .any(|&e| graph.index.edges[e as usize].src != i as u32);
+        if referenced {
+            continue;
+        }
+        let name = symbol.name.as_str();
+        let lang = language(&symbol.file);
+        let parent = symbol.parent.map(|p| graph.symbol(p));
+        let lines = preamble(root, &symbol.file, symbol.line_start);
+        let decorated = lines.iter().any(|l| l.starts_with('@'));
+        let attributes: Vec<&String> = lines.iter().filter(|l| l.starts_with("#[")).collect();
+        let definition = lines.first().map_or("", String::as_str);
+        let excluded = name == "main"
+            || symbol.file.ends_with("__main__.py")
+            || is_test_path(&symbol.file)
+            || name.starts_with("test")
+            || (name.starts_with("__") && name.ends_with("__"))
+            || decorated
+            || attributes
+                .iter()
+                .any(|a| a.contains("test") || a.contains("no_mangle"))
+            || exports
+                .get(&symbol.file)
+                .is_some_and(|names| names.contains(name))
+            || (lang == "c" && !definition.contains("static") && headers.contains(name))
+            || (lang == "rust" && rust_library && definition.starts_with("pub"))
+            || (lang == "rust"
+                && parent.is_some_and(|p| {
+                    p.kind == NodeKind::Impl
+                        && p.signature.as_deref().is_some_and(|s| s.contains(" for "))
+                }));
+        if excluded {
+            continue;
+        }
+        let private = name.starts_with('_') || (lang == "c" && definition.contains("static"));
+        let (confidence, why) = match (symbol.kind, private) {
+            (NodeKind::Method, _) => (
+                0.5,
+                "a method nothing in the graph calls; dynamic dispatch may still reach it",
+            ),
+            (_, true) => (
+                0.9,
+                "a private function nothing in the graph calls or imports",
+            ),
+            (_, false) => (
+                0.7,
+                "a public function nothing in the repository calls or imports; code outside may",
+            ),
+        };
+        findings.push(Finding {
+            id: symbol.id.clone(),
+            kind: symbol.kind.as_str(),
+            location: location(symbol),
+            reason: why.to_string(),
+            confidence,
+        });
+    }
+    findings.sort_by(|a, b| b.confidence.total_cmp(&a.confidence).then(a.id.cmp(&b.id)));
+    findings
+}

@@ -1,0 +1,170 @@
+//! The loaded index: symbols, layers, call adjacency, vectors; and finding a symbol by name.
+
+use std::path::Path;
+use tg_shared::exit;
+use tg_shared::hash::content_hash;
+use tg_shared::record::EdgeKind;
+use tg_shared::search::{self, IndexSymbol, SearchIndex, INDEX_FILE, NO_VECTOR, VECTORS_FILE};
+use tg_shared::stage::Failure;
+use tg_shared::store::Store;
+
+pub struct Graph {
+    pub index: SearchIndex,
+    /// `rows × dim`, when the index has embeddings and the matrix matches it.
+    pub vectors: Option<Vec<f32>>,
+    pub dim: usize,
+    /// Per symbol: indices into `index.edges` of its outgoing and incoming dependency edges.
+    pub out: Vec<Vec<u32>>,
+    pub inn: Vec<Vec<u32>>,
+    /// Why there are no vectors, when there are none.
+    pub vectors_missing: Option<String>,
+}
+
+impl Graph {
+    pub fn load(store: &Store) -> Result<Graph, Failure> {
+        let path = store.path(INDEX_FILE);
+        if !path.exists() {
+            return Err(Failure::new(
+                exit::NO_INPUT,
+                format!("{} does not exist: nothing is indexed yet", path.display()),
+            )
+            .with_hint("run `tldrgraph init --json` first"));
+        }
+        let index = SearchIndex::load(&path).map_err(|e| {
+            Failure::new(exit::DATA, e).with_hint("run `tldrgraph init --json` to rebuild it")
+        })?;
+        let (vectors, dim, vectors_missing) = match &index.embedder {
+            None => (None, 0, Some("the index has no embeddings".to_string())),
+            Some(info) => {
+                let dim = info.dim as usize;
+                match search::load_vectors(&store.path(VECTORS_FILE), index.rows as usize, dim) {
+                    Ok(v) if content_hash(&search::vectors_to_bytes(&v)) == index.vectors_hash => {
+                        (Some(v), dim, None)
+                    }
+                    Ok(_) => (
+                        None,
+                        0,
+                        Some(format!("{VECTORS_FILE} does not match the index")),
+                    ),
+                    Err(e) => (None, 0, Some(e)),
+                }
+            }
+        };
+        let n = index.symbols.len();
+        let (mut out, mut inn) = (vec![Vec::new(); n], vec![Vec::new(); n]);
+        for (i, edge) in index.edges.iter().enumerate() {
+            out[edge.src as usize].push(i as u32);
+            inn[edge.dst as usize].push(i as u32);
+        }
+        Ok(Graph {
+            index,
+            vectors,
+            dim,
+            out,
+            inn,
+            vectors_missing,
+        })
+    }
+
+    pub fn symbol(&self, i: u32) -> &IndexSymbol {
+        &self.index.symbols[i as usize]
+    }
+
+    pub fn vector(&self, i: u32) -> Option<&[f32]> {
+        let row = self.symbol(i).vector;
+        let vectors = self.vectors.as_ref()?;
+        (row != NO_VECTOR).then(|| &vectors[row as usize * self.dim..(row as usize + 1) * self.dim])
+    }
+
+    pub fn layer_name(&self, i: u32) -> &str {
+        self.symbol(i)
+            .layer
+            .map_or("-", |l| self.index.layers[l as usize].name.as_str())
+    }
+
+    /// Position of the symbol's layer in the layers' order (unlayered last).
+    pub fn layer_rank(&self, i: u32) -> u32 {
+        self.symbol(i).layer.unwrap_or(u32::MAX)
+    }
+
+    /// Outgoing call edges: (edge index, callee).
+    pub fn callees(&self, i: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.out[i as usize]
+            .iter()
+            .map(|&e| (e, self.index.edges[e as usize].dst))
+            .filter(|&(e, _)| self.index.edges[e as usize].kind == EdgeKind::Calls)
+    }
+
+    /// The symbol `name` names: an id, a qualified name (`Session.send`), or a short name
+    /// (`send`) when only one symbol has it. `Err` lists the candidates of an ambiguous name.
+    pub fn resolve(&self, name: &str) -> Result<u32, Failure> {
+        let symbols = &self.index.symbols;
+        if let Some(i) = symbols.iter().position(|s| s.id == name) {
+            return Ok(i as u32);
+        }
+        let qualified = |s: &IndexSymbol| s.id.split_once("::").map(|(_, q)| q.to_string());
+        for matcher in [
+            &|s: &IndexSymbol| qualified(s).as_deref() == Some(name),
+            &|s: &IndexSymbol| {
+                s.name == name || qualified(s).is_some_and(|q| q.ends_with(&format!(".{name}")))
+            },
+        ] as [&dyn Fn(&IndexSymbol) -> bool; 2]
+        {
+            let found: Vec<u32> = (0..symbols.len() as u32)
+                .filter(|&i| matcher(&symbols[i as usize]))
+                .collect();
+            match found.len() {
+                0 => continue,
+                1 => return Ok(found[0]),
+                _ => {
+                    let listed: Vec<&str> = found
+                        .iter()
+                        .take(20)
+                        .map(|&i| symbols[i as usize].id.as_str())
+                        .collect();
+                    return Err(Failure::new(
+                        exit::USAGE,
+                        format!(
+                            "`{name}` is ambiguous: {} symbols match: {}{}",
+                            found.len(),
+                            listed.join(", "),
+                            if found.len() > 20 { ", ..." } else { "" }
+                        ),
+                    )
+                    .with_hint("give the id (path::Qualified.name) of the one you mean"));
+                }
+            }
+        }
+        Err(Failure::new(exit::USAGE, format!("no symbol named `{name}`"))
+            .with_hint("use an id (path::Qualified.name), a qualified name or a unique short name; `tldrgraph query` finds ids"))
+    }
+}
+
+/// `file:start-end`.
+pub fn location(symbol: &IndexSymbol) -> String {
+    format!("{}:{}-{}", symbol.file, symbol.line_start, symbol.line_end)
+}
+
+/// Whether `path` (repo-relative) looks like test code.
+pub fn is_test_path(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    path.split('/')
+        .any(|part| matches!(part, "test" | "tests" | "testing"))
+        || file.starts_with("test_")
+        || file.ends_with("_test.py")
+        || file.ends_with("_test.c")
+        || file.ends_with("_tests.rs")
+}
+
+/// Lines `a..=b` (1-based) of `root/file`, if readable.
+pub fn source_lines(root: &Path, file: &str, a: u32, b: u32) -> Option<Vec<String>> {
+    let text = std::fs::read(root.join(file)).ok()?;
+    let text = String::from_utf8_lossy(&text);
+    Some(
+        text.lines()
+            .skip(a.max(1) as usize - 1)
+            .take((b + 1).saturating_sub(a.max(1)) as usize)
+            .map(str::to_string)
+            .collect(),
+    )
+}

@@ -1,0 +1,218 @@
+//! tg-query: questions answered from the search index tg-embed builds. `tldrgraph query`,
+//! `trace` and `dead-code` run it. It never writes an artifact.
+
+pub mod cli;
+pub mod deadcode;
+pub mod graph;
+pub mod search;
+pub mod trace;
+
+use cli::{Cli, Command, DeadCodeArgs, SearchArgs, TraceArgs};
+use graph::Graph;
+use serde_json::{json, Value};
+use tg_shared::exit;
+use tg_shared::stage::{Failure, Output};
+
+pub fn run(cli: &Cli) -> Result<(), Failure> {
+    let (_, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
+    let graph = Graph::load(&store)?;
+    let text = match &cli.command {
+        Command::Search(args) => search_command(&graph, args, cli.json)?,
+        Command::Trace(args) => trace_command(&graph, args, cli.json)?,
+        Command::DeadCode(args) => dead_code_command(&graph, store.root(), args, cli.json),
+    };
+    let mut out = Output::new(None);
+    out.line(text.trim_end())?;
+    out.finish()
+}
+
+/// A Markdown table cell: one line, pipes escaped.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+fn search_command(graph: &Graph, args: &SearchArgs, json: bool) -> Result<String, Failure> {
+    let layer = match &args.layer {
+        None => None,
+        Some(id) => Some(
+            graph
+                .index
+                .layers
+                .iter()
+                .position(|l| &l.id == id)
+                .map(|p| p as u32)
+                .ok_or_else(|| {
+                    let known: Vec<&str> =
+                        graph.index.layers.iter().map(|l| l.id.as_str()).collect();
+                    Failure::new(
+                        exit::USAGE,
+                        format!("no layer `{id}` (layers: {})", known.join(", ")),
+                    )
+                })?,
+        ),
+    };
+    let (mut hits, note) = search::rank(graph, &args.text, args.mode, layer);
+    hits.truncate(args.top_k);
+    let flows: Vec<Vec<search::FlowRow>> =
+        hits.iter().map(|h| search::flow(graph, h.symbol)).collect();
+    let pack = args.budget.map(|b| search::pack(graph, &hits, &flows, b));
+    if let Some(note) = &note {
+        eprintln!("tg-query: {note}");
+    }
+    if json {
+        let results: Vec<Value> = hits
+            .iter()
+            .zip(&flows)
+            .enumerate()
+            .map(|(rank, (hit, flow))| {
+                let symbol = graph.symbol(hit.symbol);
+                let (intent, source) = search::about(graph, hit.symbol);
+                json!({
+                    "rank": rank + 1,
+                    "id": symbol.id,
+                    "kind": symbol.kind.as_str(),
+                    "layer": graph.layer_name(hit.symbol),
+                    "file": symbol.file,
+                    "line_start": symbol.line_start,
+                    "line_end": symbol.line_end,
+                    "signature": symbol.signature,
+                    "intent": intent,
+                    "intent_source": source,
+                    "score": hit.score,
+                    "lexical_rank": hit.lexical_rank,
+                    "semantic_rank": hit.semantic_rank,
+                    "flow": flow,
+                })
+            })
+            .collect();
+        let mut out = json!({
+            "query": args.text,
+            "mode": format!("{:?}", args.mode).to_lowercase(),
+            "results": results,
+        });
+        if let Some(note) = note {
+            out["note"] = Value::String(note);
+        }
+        if let Some((text, tokens)) = pack {
+            out["context"] = json!({"budget": args.budget, "tokens": tokens, "text": text, "tokens_are": "characters / 4"});
+        }
+        return Ok(out.to_string());
+    }
+    let mut text = String::new();
+    if hits.is_empty() {
+        text.push_str(&format!("No symbol matches \"{}\".\n", args.text));
+    }
+    for (rank, (hit, flow)) in hits.iter().zip(&flows).enumerate() {
+        let symbol = graph.symbol(hit.symbol);
+        let ranks = [
+            ("lexical", hit.lexical_rank),
+            ("semantic", hit.semantic_rank),
+        ]
+        .iter()
+        .filter_map(|(name, r)| r.map(|r| format!("{name} #{r}")))
+        .collect::<Vec<_>>()
+        .join(", ");
+        text.push_str(&format!(
+            "## {}. {} ({}; {})\n\n| Layer | Symbol | Intent | File:lines |\n|---|---|---|---|\n",
+            rank + 1,
+            symbol.id,
+            symbol.kind.as_str(),
+            if ranks.is_empty() {
+                "-".to_string()
+            } else {
+                ranks
+            }
+        ));
+        for row in flow {
+            let name = row.id.split_once("::").map_or(row.id.as_str(), |(_, q)| q);
+            let arrow = if row.depth == 0 {
+                String::new()
+            } else {
+                "→ ".repeat(row.depth as usize)
+            };
+            text.push_str(&format!(
+                "| {} | {}{} | {} | {}:{}-{} |\n",
+                cell(&row.layer),
+                arrow,
+                cell(name),
+                cell(row.intent.as_deref().unwrap_or("")),
+                row.file,
+                row.line_start,
+                row.line_end
+            ));
+        }
+        text.push('\n');
+    }
+    if let Some((pack, tokens)) = pack {
+        text.push_str(&format!(
+            "## Context pack ({tokens} of {} tokens, 4 characters per token)\n\n```\n{pack}```\n",
+            args.budget.unwrap_or(0)
+        ));
+    }
+    Ok(text)
+}
+
+fn trace_command(graph: &Graph, args: &TraceArgs, json: bool) -> Result<String, Failure> {
+    let from = graph.resolve(&args.from)?;
+    let to = graph.resolve(&args.to)?;
+    let result = trace::trace(graph, from, to);
+    if json {
+        return serde_json::to_string(&result)
+            .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise: {e}")));
+    }
+    if !result.found {
+        let mut text = format!(
+            "No call path from {} to {}.\n{} reaches {} symbols through its calls",
+            result.from, result.to, result.from, result.reachable
+        );
+        if result.reaches.is_empty() {
+            text.push_str(".\n");
+        } else {
+            text.push_str(&format!(", nearest first: {}\n", result.reaches.join(", ")));
+        }
+        return Ok(text);
+    }
+    let mut text = format!(
+        "Call path from {} to {} ({} calls):\n\n| # | Symbol | Layer | File:lines | Called at line | Confidence |\n|---|---|---|---|---|---|\n",
+        result.from,
+        result.to,
+        result.path.len() - 1
+    );
+    for (n, step) in result.path.iter().enumerate() {
+        text.push_str(&format!(
+            "| {n} | {} | {} | {} | {} | {} |\n",
+            step.id,
+            step.layer,
+            step.location,
+            step.call_line.map_or("-".into(), |l| l.to_string()),
+            step.confidence.map_or("-".into(), |c| format!("{c:.2}"))
+        ));
+    }
+    Ok(text)
+}
+
+fn dead_code_command(
+    graph: &Graph,
+    root: &std::path::Path,
+    args: &DeadCodeArgs,
+    json: bool,
+) -> String {
+    let findings: Vec<deadcode::Finding> = deadcode::find(graph, root)
+        .into_iter()
+        .filter(|f| f.confidence >= args.min_confidence)
+        .collect();
+    if json {
+        return json!({"count": findings.len(), "findings": findings}).to_string();
+    }
+    let mut text = format!(
+        "{} functions and methods with no inbound call, import or reference\n\n| Confidence | Symbol | File:lines | Reason |\n|---|---|---|---|\n",
+        findings.len()
+    );
+    for f in &findings {
+        text.push_str(&format!(
+            "| {:.1} | {} | {} | {} |\n",
+            f.confidence, f.id, f.location, f.reason
+        ));
+    }
+    text
+}

@@ -1,0 +1,286 @@
+//! Ranking: BM25 over identifier-aware terms, cosine over embeddings, and their reciprocal rank
+//! fusion; then, for each hit, its execution flow across layers, and the context pack.
+
+use crate::cli::Mode;
+use crate::graph::{location, Graph};
+use serde::Serialize;
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::time::Duration;
+use tg_shared::embed::dot;
+use tg_shared::lexical;
+use tg_shared::record::NodeKind;
+
+/// BM25 parameters (the usual ones).
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+/// Reciprocal rank fusion constant (Cormack et al.'s 60).
+const RRF_K: f64 = 60.0;
+/// How deep each ranked list goes into the fusion.
+const FUSION_DEPTH: usize = 200;
+/// Flow: hops followed from a hit, the least confidence of an edge followed, rows shown.
+const FLOW_DEPTH: u32 = 3;
+const FLOW_MIN_CONFIDENCE: f32 = 0.5;
+const FLOW_ROWS: usize = 12;
+
+/// One ranked list: (symbol, score), best first.
+type Ranked = Vec<(u32, f64)>;
+
+fn eligible(graph: &Graph, i: u32, layer: Option<u32>) -> bool {
+    let symbol = graph.symbol(i);
+    symbol.kind != NodeKind::Module && (layer.is_none() || symbol.layer == layer)
+}
+
+pub fn lexical(graph: &Graph, query: &str, layer: Option<u32>) -> Ranked {
+    let postings = &graph.index.postings;
+    let n = postings.lengths.len().max(1) as f64;
+    let average = postings.lengths.iter().map(|&l| f64::from(l)).sum::<f64>() / n;
+    let mut scores: HashMap<u32, f64> = HashMap::new();
+    let terms: BTreeSet<String> = lexical::terms(query).into_iter().collect();
+    for term in &terms {
+        let Ok(at) = postings.terms.binary_search(term) else {
+            continue;
+        };
+        let list = &postings.lists[at];
+        let df = list.len() as f64;
+        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        for &(doc, tf) in list {
+            let tf = f64::from(tf);
+            let length = f64::from(postings.lengths[doc as usize]);
+            let score =
+                idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / average.max(1.0)));
+            *scores.entry(doc).or_default() += score;
+        }
+    }
+    let mut ranked: Ranked = scores
+        .into_iter()
+        .filter(|&(i, _)| eligible(graph, i, layer))
+        .collect();
+    sort(&mut ranked);
+    ranked
+}
+
+fn sort(ranked: &mut Ranked) {
+    // Ties broken by id order, so the same query gives the same answer.
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+}
+
+/// Cosine ranking; `Err` says why there is none (no embeddings, model missing, endpoint down).
+pub fn semantic(graph: &Graph, query: &str, layer: Option<u32>) -> Result<Ranked, String> {
+    let info = graph
+        .index
+        .embedder
+        .as_ref()
+        .ok_or_else(|| "the index has no embeddings".to_string())?;
+    if let Some(why) = &graph.vectors_missing {
+        return Err(why.clone());
+    }
+    let embedder = tg_embed::embedder::for_index(&info.id, Duration::from_secs(30))?;
+    let vector = embedder
+        .embed(&[query.to_string()])?
+        .pop()
+        .ok_or_else(|| "no vector for the query".to_string())?;
+    let mut ranked: Ranked = (0..graph.index.symbols.len() as u32)
+        .filter(|&i| eligible(graph, i, layer))
+        .filter_map(|i| graph.vector(i).map(|v| (i, f64::from(dot(v, &vector)))))
+        .collect();
+    sort(&mut ranked);
+    Ok(ranked)
+}
+
+/// A hit and where it stood in each list.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    #[serde(skip)]
+    pub symbol: u32,
+    pub score: f64,
+    pub lexical_rank: Option<usize>,
+    pub semantic_rank: Option<usize>,
+}
+
+/// The ranking `mode` asks for; a note when semantic ranking was wanted and unavailable.
+pub fn rank(
+    graph: &Graph,
+    query: &str,
+    mode: Mode,
+    layer: Option<u32>,
+) -> (Vec<Hit>, Option<String>) {
+    let lexical_list = if mode == Mode::Semantic {
+        Vec::new()
+    } else {
+        lexical(graph, query, layer)
+    };
+    let (semantic_list, note) = if mode == Mode::Lexical {
+        (Vec::new(), None)
+    } else {
+        match semantic(graph, query, layer) {
+            Ok(list) => (list, None),
+            Err(why) => (Vec::new(), Some(format!("lexical ranking only: {why}"))),
+        }
+    };
+    let position = |list: &Ranked| -> HashMap<u32, usize> {
+        list.iter()
+            .take(FUSION_DEPTH)
+            .enumerate()
+            .map(|(r, &(i, _))| (i, r + 1))
+            .collect()
+    };
+    let (lex_pos, sem_pos) = (position(&lexical_list), position(&semantic_list));
+    let mut scored: Ranked = match mode {
+        Mode::Lexical => lexical_list,
+        Mode::Semantic => semantic_list,
+        Mode::Hybrid => {
+            let mut fused: HashMap<u32, f64> = HashMap::new();
+            for pos in [&lex_pos, &sem_pos] {
+                for (&i, &r) in pos {
+                    *fused.entry(i).or_default() += 1.0 / (RRF_K + r as f64);
+                }
+            }
+            fused.into_iter().collect()
+        }
+    };
+    sort(&mut scored);
+    let hits = scored
+        .into_iter()
+        .map(|(symbol, score)| Hit {
+            symbol,
+            score,
+            lexical_rank: lex_pos.get(&symbol).copied(),
+            semantic_rank: sem_pos.get(&symbol).copied(),
+        })
+        .collect();
+    (hits, note)
+}
+
+/// One row of an execution flow.
+#[derive(Debug, Clone, Serialize)]
+pub struct FlowRow {
+    pub layer: String,
+    pub id: String,
+    pub intent: Option<String>,
+    /// `agent`, `llm`, `doc`, or `doc-comment` when the intent is the raw doc line.
+    pub intent_source: Option<String>,
+    pub file: String,
+    pub line_start: u32,
+    pub line_end: u32,
+    /// Call hops from the hit (0 for the hit itself).
+    pub depth: u32,
+    /// The caller it was reached from.
+    pub via: Option<String>,
+}
+
+/// The intent of a symbol, else its doc line, and where it came from.
+pub fn about(graph: &Graph, i: u32) -> (Option<String>, Option<String>) {
+    let symbol = graph.symbol(i);
+    match (&symbol.intent, &symbol.doc) {
+        (Some(intent), _) => (
+            Some(if symbol.intent_current {
+                intent.clone()
+            } else {
+                format!("{intent} (stale)")
+            }),
+            symbol.intent_source.clone(),
+        ),
+        (None, Some(doc)) => (Some(doc.clone()), Some("doc-comment".into())),
+        _ => (None, None),
+    }
+}
+
+fn row(graph: &Graph, i: u32, depth: u32, via: Option<u32>) -> FlowRow {
+    let symbol = graph.symbol(i);
+    let (intent, intent_source) = about(graph, i);
+    FlowRow {
+        layer: graph.layer_name(i).to_string(),
+        id: symbol.id.clone(),
+        intent,
+        intent_source,
+        file: symbol.file.clone(),
+        line_start: symbol.line_start,
+        line_end: symbol.line_end,
+        depth,
+        via: via.map(|v| graph.symbol(v).id.clone()),
+    }
+}
+
+/// The hit and the symbols its calls reach in other layers (up to three hops over edges of
+/// confidence ≥ 0.5), ordered along the layers' order.
+pub fn flow(graph: &Graph, hit: u32) -> Vec<FlowRow> {
+    let mut seen = BTreeSet::from([hit]);
+    let mut queue = VecDeque::from([(hit, 0u32)]);
+    let mut reached: Vec<(u32, u32, u32)> = Vec::new();
+    while let Some((at, depth)) = queue.pop_front() {
+        if depth >= FLOW_DEPTH {
+            continue;
+        }
+        let mut next: Vec<u32> = graph
+            .callees(at)
+            .filter(|&(e, _)| graph.index.edges[e as usize].confidence >= FLOW_MIN_CONFIDENCE)
+            .map(|(_, dst)| dst)
+            .collect();
+        next.sort_unstable();
+        next.dedup();
+        for dst in next {
+            if !seen.insert(dst) {
+                continue;
+            }
+            if graph.symbol(dst).layer != graph.symbol(at).layer {
+                reached.push((dst, depth + 1, at));
+            }
+            queue.push_back((dst, depth + 1));
+        }
+    }
+    reached.sort_by_key(|&(i, depth, _)| (graph.layer_rank(i), depth, graph.symbol(i).id.clone()));
+    reached.truncate(FLOW_ROWS - 1);
+    std::iter::once(row(graph, hit, 0, None))
+        .chain(
+            reached
+                .into_iter()
+                .map(|(i, d, via)| row(graph, i, d, Some(via))),
+        )
+        .collect()
+}
+
+/// Characters per token of the budget's approximation.
+pub const CHARS_PER_TOKEN: usize = 4;
+
+/// The context pack: the hits' and then their flows' signatures and intents, in relevance
+/// order, each symbol once, until the budget (in approximate tokens) is spent.
+pub fn pack(graph: &Graph, hits: &[Hit], flows: &[Vec<FlowRow>], budget: usize) -> (String, usize) {
+    let limit = budget * CHARS_PER_TOKEN;
+    let mut text = String::new();
+    let mut done = BTreeSet::new();
+    let order = hits
+        .iter()
+        .map(|h| h.symbol)
+        .chain(flows.iter().flatten().filter_map(|r| {
+            graph
+                .index
+                .symbols
+                .iter()
+                .position(|s| s.id == r.id)
+                .map(|i| i as u32)
+        }));
+    for i in order {
+        if !done.insert(i) {
+            continue;
+        }
+        let symbol = graph.symbol(i);
+        let mut entry = format!(
+            "{} [{}] {}\n",
+            symbol.id,
+            graph.layer_name(i),
+            location(symbol)
+        );
+        if let Some(signature) = &symbol.signature {
+            entry.push_str(&format!("  {signature}\n"));
+        }
+        if let (Some(intent), _) = about(graph, i) {
+            entry.push_str(&format!("  {intent}\n"));
+        }
+        if text.len() + entry.len() > limit {
+            break;
+        }
+        text.push_str(&entry);
+    }
+    let tokens = text.len().div_ceil(CHARS_PER_TOKEN);
+    (text, tokens)
+}
