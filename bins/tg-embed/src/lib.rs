@@ -315,8 +315,9 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
                 .collect();
             let mut todo: Vec<String> = Vec::new();
             let mut todo_hashes: Vec<&String> = Vec::new();
+            let mut queued: std::collections::HashSet<&String> = std::collections::HashSet::new();
             for (k, &i) in embeddable.iter().enumerate() {
-                if !old.contains_key(&hashes[k]) && !todo_hashes.contains(&&hashes[k]) {
+                if !old.contains_key(&hashes[k]) && queued.insert(&hashes[k]) {
                     todo.push(embed_texts[i].clone());
                     todo_hashes.push(&hashes[k]);
                 }

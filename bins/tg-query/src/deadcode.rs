@@ -3,6 +3,10 @@
 //! (framework-registered) functions, `__all__` exports, C functions with external linkage that a
 //! header declares, Rust `pub` items of a library, trait-impl methods and `#[test]`s.
 //!
+//! A name that occurs anywhere in the repository besides its definition is left out too: the
+//! graph cannot see calls through untyped values, callbacks or `getattr`, and a finding must be
+//! worth acting on.
+//!
 //! Confidence says how likely the finding is really dead: a private module-level function is the
 //! surest; a public one may be API used from outside; a method may be reached through dynamic
 //! dispatch the resolver cannot see.
@@ -72,6 +76,24 @@ fn header_words(root: &Path, files: &BTreeSet<&str>) -> BTreeSet<String> {
     out
 }
 
+/// How often each identifier occurs in the repository's indexed files. A name written more than
+/// once (its definition and a use) may be called in a way the graph does not record: through an
+/// attribute of an untyped value, as a callback, by `getattr`, returned from a decorator.
+fn word_counts(root: &Path, files: &BTreeSet<&str>) -> HashMap<String, u32> {
+    let mut counts: HashMap<String, u32> = HashMap::new();
+    let Ok(word) = Regex::new(r"[A-Za-z_][A-Za-z0-9_]*") else {
+        return counts;
+    };
+    for file in files {
+        if let Ok(bytes) = std::fs::read(root.join(file)) {
+            for m in word.find_iter(&String::from_utf8_lossy(&bytes)) {
+                *counts.entry(m.as_str().to_string()).or_default() += 1;
+            }
+        }
+    }
+    counts
+}
+
 /// The lines just above a definition that belong to it (decorators, attributes).
 fn preamble(root: &Path, file: &str, line: u32) -> Vec<String> {
     let from = line.saturating_sub(6).max(1);
@@ -100,6 +122,7 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
     let files: BTreeSet<&str> = symbols.iter().map(|s| s.file.as_str()).collect();
     let exports = python_exports(root, &files);
     let headers = header_words(root, &files);
+    let words = word_counts(root, &files);
     let rust_library = root.join("src/lib.rs").exists()
         || files
             .iter()
@@ -123,6 +146,7 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
         let attributes: Vec<&String> = lines.iter().filter(|l| l.starts_with("#[")).collect();
         let definition = lines.first().map_or("", String::as_str);
         let excluded = name == "main"
+            || words.get(name).copied().unwrap_or(0) > 1
             || symbol.file.ends_with("__main__.py")
             || is_test_path(&symbol.file)
             || name.starts_with("test")

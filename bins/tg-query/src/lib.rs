@@ -124,17 +124,18 @@ fn search_command(graph: &Graph, args: &SearchArgs, json: bool) -> Result<String
             }
         ));
         for row in flow {
-            let name = row.id.split_once("::").map_or(row.id.as_str(), |(_, q)| q);
-            let arrow = if row.depth == 0 {
-                String::new()
-            } else {
-                "→ ".repeat(row.depth as usize)
+            let short = |id: &str| id.split_once("::").map_or(id, |(_, q)| q).to_string();
+            let name = match (&row.via, row.depth) {
+                (_, 0) => short(&row.id),
+                (Some(via), depth) if depth > 1 => {
+                    format!("→ {} (via {})", short(&row.id), short(via))
+                }
+                _ => format!("→ {}", short(&row.id)),
             };
             text.push_str(&format!(
-                "| {} | {}{} | {} | {}:{}-{} |\n",
+                "| {} | {} | {} | {}:{}-{} |\n",
                 cell(&row.layer),
-                arrow,
-                cell(name),
+                cell(&name),
                 cell(row.intent.as_deref().unwrap_or("")),
                 row.file,
                 row.line_start,

@@ -1,0 +1,452 @@
+//! Questions to the graph through real processes: the embedder's vectors, query output (golden),
+//! incremental embedding, trace and dead-code on fixtures with known answers, and the HTTP
+//! embeddings provider against a loopback server.
+
+use serde_json::Value;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+use tg_integration::loopback::{Received, Reply, Server};
+use tg_integration::{assert_golden, copy_fixture, init_json, json_payload, stage};
+use tg_shared::embed::{self, StaticModel};
+
+const PYTHON_LAYERS: &str = include_str!("fixtures/layers/python.layers.config.yaml");
+
+/// The installed model; `make model` installs it (`make test` does first).
+fn model() -> StaticModel {
+    let path = embed::model_path();
+    StaticModel::load(&path).unwrap_or_else(|e| {
+        panic!("the embedding model is missing ({e}): run `make model` (make test does)")
+    })
+}
+
+fn layered(name: &str) -> tempfile::TempDir {
+    let repo = copy_fixture(name);
+    fs::create_dir_all(repo.path().join(".tldrgraph")).expect("mkdir");
+    fs::write(
+        repo.path().join(".tldrgraph/layers.config.yaml"),
+        PYTHON_LAYERS,
+    )
+    .expect("config");
+    repo
+}
+
+fn tldrgraph(dir: &Path, args: &[&str]) -> Output {
+    Command::new(stage("tldrgraph"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("TLDRGRAPH_EMBEDDINGS")
+        .output()
+        .expect("run tldrgraph")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("utf-8")
+}
+
+#[test]
+fn the_embedder_is_deterministic_and_similar_texts_score_higher() {
+    let model = model();
+    let cos = |a: &str, b: &str| embed::dot(&model.embed(a), &model.embed(b));
+    // Values from the independent numpy implementation (pipelines/model/bert.py tokenizer and
+    // the same table): the Rust tokenizer and sum must agree with it.
+    let similar = cos("open a file for reading", "read the contents of a file");
+    let unrelated = cos(
+        "open a file for reading",
+        "compute the determinant of a matrix",
+    );
+    assert!((similar - 0.762).abs() < 0.005, "{similar}");
+    assert!((unrelated - 0.189).abs() < 0.005, "{unrelated}");
+    assert!((cos("get connection pool", "return a pool of connections") - 0.709).abs() < 0.005);
+    assert!(
+        cos("send an http request", "perform a network call to a url")
+            > cos("send an http request", "parse command line arguments") + 0.2
+    );
+    assert_eq!(model.embed("same text"), model.embed("same text"));
+    let v = model.embed("Fetch a URL.");
+    assert_eq!(v.len(), 384);
+    assert!((embed::dot(&v, &v) - 1.0).abs() < 1e-5, "unit length");
+    assert!(
+        model.embed("").iter().all(|x| *x == 0.0),
+        "no token, no direction"
+    );
+}
+
+#[test]
+fn query_answers_with_flows_a_context_pack_and_json() {
+    let repo = layered("python");
+    let dir = repo.path();
+    let (done, _) = init_json(dir, &["--enrich", "off"]);
+    assert_eq!(
+        (done["status"].as_str(), &done["embeddings_ready"]),
+        (Some("done"), &Value::Bool(true))
+    );
+    let index = fs::read(dir.join(".tldrgraph/search.bin")).expect("index");
+
+    let text = tldrgraph(
+        dir,
+        &["query", "fetch a url", "--top-k", "2", "--budget", "60"],
+    );
+    assert!(text.status.success());
+    assert_golden("query.fetch_url.md", &stdout(&text));
+    let json = tldrgraph(dir, &["query", "fetch a url", "--top-k", "3", "--json"]);
+    let (answer, _) = json_payload(&json);
+    assert_eq!(answer["results"][0]["id"], "pkg/api.py::get");
+    assert_eq!(answer["results"][0]["intent"], "Fetch a URL.");
+    assert_eq!(answer["results"][0]["intent_source"], "doc");
+    assert_eq!(answer["results"].as_array().map(Vec::len), Some(3));
+    // The flow follows get's call into the Shared layer, after the hit, in layer order.
+    let flow: Vec<(&str, &str)> = answer["results"][0]["flow"]
+        .as_array()
+        .expect("flow")
+        .iter()
+        .map(|r| {
+            (
+                r["layer"].as_str().unwrap_or(""),
+                r["id"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        flow,
+        [
+            ("API", "pkg/api.py::get"),
+            ("Shared", "pkg/util.py::helper")
+        ]
+    );
+    // Each ranking alone, and a layer filter.
+    for mode in ["lexical", "semantic"] {
+        let (alone, _) = json_payload(&tldrgraph(
+            dir,
+            &["query", "validate the model", "--mode", mode, "--json"],
+        ));
+        assert_eq!(
+            alone["results"][0]["id"], "pkg/models.py::Model.validate",
+            "{mode}"
+        );
+    }
+    let (web, _) = json_payload(&tldrgraph(
+        dir,
+        &["query", "fetch a url", "--layer", "web", "--json"],
+    ));
+    assert!(
+        web["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .all(|r| r["layer"] == "Web"),
+        "{web}"
+    );
+    let bad = tldrgraph(dir, &["query", "x", "--layer", "nope"]);
+    assert_eq!(bad.status.code(), Some(64));
+    // Read-only.
+    assert_eq!(
+        fs::read(dir.join(".tldrgraph/search.bin")).expect("index"),
+        index
+    );
+}
+
+fn embed_stderr(dir: &Path, extra: &[&str]) -> String {
+    let mut args = vec!["init", "--json", "--enrich", "off", "-v"];
+    args.extend_from_slice(extra);
+    let out = tldrgraph(dir, &args);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    stderr
+        .lines()
+        .find(|l| l.starts_with("tg-embed:"))
+        .unwrap_or_else(|| panic!("no tg-embed line in {stderr}"))
+        .to_string()
+}
+
+#[test]
+fn only_changed_texts_are_embedded_again_and_gone_symbols_lose_their_vectors() {
+    let repo = layered("python");
+    let dir = repo.path();
+    assert_eq!(
+        embed_stderr(dir, &[]),
+        "tg-embed: 32 symbols indexed; 26 texts embedded, 0 reused"
+    );
+    assert_eq!(
+        embed_stderr(dir, &[]),
+        "tg-embed: 32 symbols indexed; 0 texts embedded, 26 reused"
+    );
+    let vectors = |dir: &Path| {
+        fs::metadata(dir.join(".tldrgraph/vectors.f32"))
+            .expect("vectors")
+            .len()
+    };
+    let before = vectors(dir);
+    // A new function: its text, and nothing else's (no call reaches it).
+    let util = dir.join("pkg/util.py");
+    let text = fs::read_to_string(&util).expect("read");
+    fs::write(
+        &util,
+        format!("{text}\n\ndef brand_new(a, b):\n    return a\n"),
+    )
+    .expect("write");
+    assert_eq!(
+        embed_stderr(dir, &[]),
+        "tg-embed: 33 symbols indexed; 1 texts embedded, 26 reused"
+    );
+    assert_eq!(vectors(dir), before + 384 * 4);
+    fs::write(&util, text).expect("write");
+    assert_eq!(
+        embed_stderr(dir, &[]),
+        "tg-embed: 32 symbols indexed; 0 texts embedded, 26 reused"
+    );
+    assert_eq!(vectors(dir), before, "the removed symbol's vector is gone");
+    // Lexical only: no vectors, and `done` says so.
+    let (off, _) = init_json(dir, &["--enrich", "off", "--embeddings", "off"]);
+    assert_eq!(
+        (off["status"].as_str(), &off["embeddings_ready"]),
+        (Some("done"), &Value::Bool(false))
+    );
+    assert_eq!(vectors(dir), 0);
+}
+
+#[test]
+fn without_the_model_the_state_says_so_and_search_is_lexical() {
+    let repo = layered("python");
+    let dir = repo.path();
+    let out = Command::new(stage("tldrgraph"))
+        .args(["init", "--json", "--enrich", "off"])
+        .current_dir(dir)
+        .env("TLDRGRAPH_MODEL", dir.join("no-such-model.bin"))
+        .output()
+        .expect("run");
+    let (state, code) = json_payload(&out);
+    assert_eq!(
+        (state["status"].as_str(), code),
+        (Some("needs_embeddings"), 0),
+        "{state}"
+    );
+    assert_eq!(state["symbols_count"], 26);
+    assert!(
+        state["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("not installed"),
+        "{state}"
+    );
+    assert!(
+        state["next_action"]
+            .as_str()
+            .unwrap_or("")
+            .contains("make model"),
+        "{state}"
+    );
+    let (answer, _) = json_payload(&tldrgraph(dir, &["query", "fetch a url", "--json"]));
+    assert_eq!(answer["results"][0]["id"], "pkg/api.py::get");
+    assert!(
+        answer["note"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("lexical ranking only"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn trace_finds_the_confident_path_or_says_there_is_none() {
+    let repo = layered("python");
+    let dir = repo.path();
+    init_json(dir, &["--enrich", "off"]);
+    let (path, _) = json_payload(&tldrgraph(dir, &["trace", "main", "get", "--json"]));
+    let ids: Vec<&str> = path["path"]
+        .as_array()
+        .expect("path")
+        .iter()
+        .map(|s| s["id"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "main.py::main",
+            "pkg/api.py::load",
+            "pkg/api.py::index",
+            "pkg/api.py::get"
+        ]
+    );
+    assert_eq!(path["path"][1]["call_line"], 11);
+    let text = tldrgraph(dir, &["trace", "main.py::main", "pkg/api.py::get"]);
+    assert_golden("trace.main_get.md", &stdout(&text));
+
+    let none = tldrgraph(dir, &["trace", "pkg/util.py::helper", "get"]);
+    assert_eq!(none.status.code(), Some(0));
+    assert!(
+        stdout(&none).starts_with("No call path from pkg/util.py::helper to pkg/api.py::get."),
+        "{}",
+        stdout(&none)
+    );
+    let unknown = tldrgraph(dir, &["trace", "no_such_thing", "get"]);
+    assert_eq!(unknown.status.code(), Some(64));
+    let ambiguous = tldrgraph(dir, &["trace", "load", "get"]);
+    assert_eq!(ambiguous.status.code(), Some(64));
+    let said = String::from_utf8_lossy(&ambiguous.stderr);
+    assert!(
+        said.contains("`load` is ambiguous") && said.contains("pkg/api.py::Session.load"),
+        "{said}"
+    );
+}
+
+#[test]
+fn dead_code_lists_exactly_the_known_dead_functions() {
+    let repo = copy_fixture("deadcode");
+    let dir = repo.path();
+    init_json(dir, &["--enrich", "off"]);
+    let (answer, _) = json_payload(&tldrgraph(dir, &["dead-code", "--json"]));
+    let found: Vec<(&str, f64)> = answer["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap_or(""),
+                f["confidence"].as_f64().unwrap_or(0.0),
+            )
+        })
+        .collect();
+    // Not listed: main, the __main__ block's target, tests, dunders, the __all__ export, the
+    // decorated route, the method called on an untyped value, the nested function returned.
+    assert_eq!(
+        found,
+        [
+            ("app/core.py::_forgotten_helper", 0.9),
+            ("app/core.py::unused_public", 0.7),
+            ("app/core.py::Store.never_called", 0.5),
+        ]
+    );
+    let (high, _) = json_payload(&tldrgraph(
+        dir,
+        &["dead-code", "--json", "--min-confidence", "0.8"],
+    ));
+    assert_eq!(high["count"], 1);
+}
+
+/// A deterministic 8-dimensional "embedding": letters counted into buckets.
+fn bag_of_letters(text: &str) -> Vec<f64> {
+    let mut v = vec![0.0; 8];
+    for c in text.chars().filter(char::is_ascii_alphabetic) {
+        v[(c.to_ascii_lowercase() as usize) % 8] += 1.0;
+    }
+    v[0] += 0.5;
+    v
+}
+
+fn embeddings_reply(request: &Received) -> Reply {
+    let body = request.json();
+    let data: Vec<Value> = body["input"]
+        .as_array()
+        .map(|inputs| {
+            inputs
+                .iter()
+                .enumerate()
+                .map(|(i, t)| serde_json::json!({"index": i, "embedding": bag_of_letters(t.as_str().unwrap_or(""))}))
+                .collect()
+        })
+        .unwrap_or_default();
+    Reply::Respond(
+        200,
+        Vec::new(),
+        serde_json::json!({"object": "list", "data": data}).to_string(),
+    )
+}
+
+#[test]
+fn an_http_embeddings_endpoint_is_batched_retried_and_used_for_queries() {
+    let repo = layered("python");
+    let dir = repo.path();
+    let server = Server::start(vec![Reply::status(503, "warming up")], embeddings_reply);
+    let with_env = |args: &[&str]| {
+        Command::new(stage("tldrgraph"))
+            .args(args)
+            .current_dir(dir)
+            .env("TLDRGRAPH_EMBED_BASE_URL", server.base_url())
+            .env("TLDRGRAPH_EMBED_MODEL", "letters-8")
+            .env("TLDRGRAPH_EMBED_API_KEY", "sk-embed-test")
+            .env("TLDRGRAPH_EMBED_BACKOFF_MS", "10")
+            .output()
+            .expect("run")
+    };
+    let (done, _) = json_payload(&with_env(&[
+        "init",
+        "--json",
+        "--enrich",
+        "off",
+        "--embeddings",
+        "openai",
+    ]));
+    assert_eq!(
+        (done["status"].as_str(), &done["embeddings_ready"]),
+        (Some("done"), &Value::Bool(true)),
+        "{done}"
+    );
+    let received = server.received();
+    assert_eq!(received.len(), 2, "one 503, then one batch of 26 texts");
+    let body = received[1].json();
+    assert_eq!(
+        (received[1].path.as_str(), body["model"].as_str()),
+        ("/v1/embeddings", Some("letters-8"))
+    );
+    assert_eq!(body["input"].as_array().map(Vec::len), Some(26));
+    assert_eq!(
+        received[1].header("authorization"),
+        Some("Bearer sk-embed-test")
+    );
+    assert_eq!(
+        fs::metadata(dir.join(".tldrgraph/vectors.f32"))
+            .expect("vectors")
+            .len(),
+        26 * 8 * 4
+    );
+    // A query embeds its text at the same endpoint.
+    let (answer, _) = json_payload(&with_env(&[
+        "query",
+        "fetch a url",
+        "--mode",
+        "semantic",
+        "--json",
+    ]));
+    assert_eq!(server.received().len(), 3);
+    assert_eq!(
+        server.received()[2].json()["input"],
+        serde_json::json!(["fetch a url"])
+    );
+    assert!(answer.get("note").is_none(), "{answer}");
+    assert_eq!(answer["results"].as_array().map(Vec::len), Some(5));
+    // Nothing changed: nothing is sent again.
+    json_payload(&with_env(&[
+        "init",
+        "--json",
+        "--enrich",
+        "off",
+        "--embeddings",
+        "openai",
+    ]));
+    assert_eq!(server.received().len(), 3);
+
+    // The endpoint gone: needs_embeddings, and the lexical index still answers.
+    let gone = Command::new(stage("tldrgraph"))
+        .args([
+            "init",
+            "--json",
+            "--enrich",
+            "off",
+            "--embeddings",
+            "ollama",
+        ])
+        .current_dir(dir)
+        .env("TLDRGRAPH_EMBED_BASE_URL", "http://127.0.0.1:9/v1")
+        .env("TLDRGRAPH_EMBED_BACKOFF_MS", "1")
+        .output()
+        .expect("run");
+    let (state, _) = json_payload(&gone);
+    assert_eq!(state["status"], "needs_embeddings", "{state}");
+    assert!(
+        state["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("connection"),
+        "{state}"
+    );
+}
