@@ -38,6 +38,13 @@ demo: build model
 	  $(RELEASE)/tldrgraph plan target/demo/repo && \
 	  echo "== the user approves: tldrgraph init --yes" && \
 	  $(RELEASE)/tldrgraph init target/demo/repo --yes && \
+	  echo "== the agent answers the batch (here: each symbol's doc line) with tldrgraph enrich --apply" && \
+	  python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["batch"]; json.dump([{"id":i["id"],"intent":i.get("doc") or "Serves "+i["name"]+"."} for i in b], open(sys.argv[2],"w"))' \
+	    target/demo/repo/.tldrgraph/enrichment_request.json target/demo/answer.json && \
+	  $(RELEASE)/tldrgraph enrich --apply target/demo/answer.json target/demo/repo && \
+	  $(RELEASE)/tldrgraph init target/demo/repo && \
+	  echo "== tldrgraph query 'fetch a url'" && \
+	  $(RELEASE)/tldrgraph query "fetch a url" --top-k 2 --root target/demo/repo && \
 	  echo "== .tldrgraph/layers.yaml" && sed -n '1,40p' target/demo/repo/.tldrgraph/layers.yaml; \
 	else \
 	  echo "== tldrgraph init $(EXAMPLE)" && $(RELEASE)/tldrgraph init "$(EXAMPLE)"; \
@@ -65,11 +72,13 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-bench: build
+bench: build model
 	$(CARGO) build --release --example parse_floor
 	bash bench/speed.sh
 	bash bench/contract.sh
 	bash bench/plan.sh
+	bash bench/query.sh
+	bash bench/retrieval.sh
 
 accuracy: build
 	bash bench/accuracy/run_all.sh $(RELEASE)/tg-extract

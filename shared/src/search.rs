@@ -12,7 +12,7 @@ use std::path::Path;
 pub const INDEX_FILE: &str = "search.bin";
 pub const VECTORS_FILE: &str = "vectors.f32";
 /// Bumped when the layout or the embedded text changes: an older index is rebuilt whole.
-pub const INDEX_VERSION: u32 = 1;
+pub const INDEX_VERSION: u32 = 2;
 /// `vector` of a symbol with no embedding.
 pub const NO_VECTOR: u32 = u32::MAX;
 
@@ -76,9 +76,42 @@ pub struct Postings {
     pub lengths: Vec<u32>,
 }
 
+/// The first fields of [`SearchIndex`], readable without decoding the rest: a rerun whose input
+/// has this fingerprint has nothing to do.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct IndexHead {
+    pub version: u32,
+    /// Hash of the index version, the embedder and the input stream.
+    pub fingerprint: String,
+    /// What the building run's summary said: embeddings ready, symbols, vectors.
+    pub ready: bool,
+    pub symbols: u64,
+    pub vectors: u64,
+}
+
+impl IndexHead {
+    /// The head of the index at `path`, reading only its first bytes; `None` if there is none.
+    pub fn read(path: &Path) -> Option<IndexHead> {
+        use std::io::Read;
+        let mut buf = vec![0u8; 4096];
+        let mut file = std::fs::File::open(path).ok()?;
+        let mut filled = 0;
+        while filled < buf.len() {
+            match file.read(&mut buf[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(_) => return None,
+            }
+        }
+        let head: IndexHead = codec::decode(&buf[..filled]).ok()?;
+        (head.version == INDEX_VERSION).then_some(head)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SearchIndex {
-    pub version: u32,
+    /// Must stay the first fields, in [`IndexHead`]'s order.
+    pub head: IndexHead,
     pub embedder: Option<Embedder>,
     pub layers: Vec<IndexLayer>,
     pub symbols: Vec<IndexSymbol>,
@@ -105,11 +138,11 @@ impl SearchIndex {
                 path.display()
             )
         })?;
-        if index.version != INDEX_VERSION {
+        if index.head.version != INDEX_VERSION {
             return Err(format!(
                 "{}: index version {} (this build reads {INDEX_VERSION})",
                 path.display(),
-                index.version
+                index.head.version
             ));
         }
         Ok(index)

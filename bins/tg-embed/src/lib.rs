@@ -7,6 +7,7 @@ pub mod text;
 
 use cli::{Cli, Embeddings};
 use embedder::{Embedder, HttpEmbedder, Service};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::Value;
@@ -19,8 +20,8 @@ use tg_shared::hash::{content_hash, Hasher};
 use tg_shared::lexical;
 use tg_shared::record::{EdgeKind, NodeKind, Record, Summary};
 use tg_shared::search::{
-    self, Embedder as EmbedderInfo, IndexEdge, IndexLayer, IndexSymbol, Postings, SearchIndex,
-    INDEX_FILE, INDEX_VERSION, NO_VECTOR, VECTORS_FILE,
+    self, Embedder as EmbedderInfo, IndexEdge, IndexHead, IndexLayer, IndexSymbol, Postings,
+    SearchIndex, INDEX_FILE, INDEX_VERSION, NO_VECTOR, VECTORS_FILE,
 };
 use tg_shared::stage::{Failure, Input, Output, StreamCheck};
 use tg_shared::store::{self, Store};
@@ -121,6 +122,74 @@ fn collect(input: &mut Input, output: &mut Output) -> Result<Option<Collected>, 
     Ok(Some(seen))
 }
 
+/// This stage's summary: the same bytes whether the index was rebuilt or found current.
+fn summary(head: &IndexHead) -> Record {
+    let mut counts: BTreeMap<String, Value> = BTreeMap::new();
+    counts.insert("embeddings_ready".into(), head.ready.into());
+    counts.insert("symbols".into(), head.symbols.into());
+    counts.insert("vectors".into(), head.vectors.into());
+    Record::Summary(Summary {
+        stage: STAGE.into(),
+        counts,
+    })
+}
+
+/// The whole input stream, with the name messages give it.
+fn read_input(cli: &Cli) -> Result<(String, Vec<u8>), Failure> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    match &cli.input {
+        Some(path) => {
+            bytes = std::fs::read(path).map_err(|e| {
+                Failure::new(
+                    exit::NO_INPUT,
+                    format!("cannot open {}: {e}", path.display()),
+                )
+            })?;
+            Ok((path.display().to_string(), bytes))
+        }
+        None => {
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .map_err(|e| Failure::new(exit::IO, format!("cannot read stdin: {e}")))?;
+            Ok(("stdin".to_string(), bytes))
+        }
+    }
+}
+
+/// The input unchanged since the index was built: pass it through (without an earlier
+/// tg-embed's records) and close with the recorded summary. `false` when the stream does not
+/// look whole (then the full pass reports what is wrong).
+fn pass_unchanged(bytes: &[u8], head: &IndexHead, output: &mut Output) -> Result<bool, Failure> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Ok(false);
+    };
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let whole = lines
+        .first()
+        .is_some_and(|l| l.starts_with("{\"type\":\"header\""))
+        && lines
+            .last()
+            .is_some_and(|l| l.starts_with("{\"type\":\"summary\""));
+    if !whole {
+        return Ok(false);
+    }
+    for line in lines {
+        let ours = (line.starts_with("{\"type\":\"summary\"")
+            && line.contains("\"stage\":\"tg-embed\""))
+            || (line.starts_with("{\"type\":\"status\"")
+                && line.contains(contract::NEEDS_EMBEDDINGS));
+        if !ours {
+            output.line(line)?;
+        }
+        if output.is_closed() {
+            return Ok(true);
+        }
+    }
+    output.record(&summary(head))?;
+    Ok(true)
+}
+
 /// The embedder the flags and environment ask for; `Err(reason)` when it cannot be had here
 /// (the stage then reports `needs_embeddings`), a Failure for a bad setting.
 fn choose(cli: &Cli) -> Result<Option<Result<Embedder, String>>, Failure> {
@@ -195,21 +264,30 @@ fn previous_vectors(store: &Store, embedder_id: &str) -> HashMap<String, Vec<f32
 }
 
 fn postings(texts: &[String]) -> Postings {
-    let mut by_term: BTreeMap<String, Vec<(u32, u16)>> = BTreeMap::new();
+    // Terms per document in parallel; merged in document order, so the lists come out sorted.
+    let per_doc: Vec<(u32, Vec<(String, u16)>)> = texts
+        .par_iter()
+        .map(|text| {
+            let terms = lexical::terms(text);
+            let mut counts: FxHashMap<String, u16> = FxHashMap::default();
+            for term in &terms {
+                let count = counts.entry(term.clone()).or_default();
+                *count = count.saturating_add(1);
+            }
+            (terms.len() as u32, counts.into_iter().collect())
+        })
+        .collect();
+    let mut by_term: FxHashMap<String, Vec<(u32, u16)>> = FxHashMap::default();
     let mut lengths = Vec::with_capacity(texts.len());
-    for (doc, text) in texts.iter().enumerate() {
-        let terms = lexical::terms(text);
-        lengths.push(terms.len() as u32);
-        let mut counts: BTreeMap<String, u16> = BTreeMap::new();
-        for term in terms {
-            let count = counts.entry(term).or_default();
-            *count = count.saturating_add(1);
-        }
+    for (doc, (length, counts)) in per_doc.into_iter().enumerate() {
+        lengths.push(length);
         for (term, tf) in counts {
             by_term.entry(term).or_default().push((doc as u32, tf));
         }
     }
-    let (terms, lists) = by_term.into_iter().unzip();
+    let mut sorted: Vec<(String, Vec<(u32, u16)>)> = by_term.into_iter().collect();
+    sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let (terms, lists) = sorted.into_iter().unzip();
     Postings {
         terms,
         lists,
@@ -220,12 +298,56 @@ fn postings(texts: &[String]) -> Postings {
 pub fn run(cli: &Cli) -> Result<(), Failure> {
     let (_, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
     let chosen = choose(cli)?;
-    let mut input = Input::open(cli.input.as_deref())?;
+    let timings = std::env::var_os("TG_TIMINGS").is_some();
+    let started = std::time::Instant::now();
+    let phase = |name: &str| {
+        if timings {
+            eprintln!(
+                "tg-embed: {name} at {:.3}s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    };
+    let (name, bytes) = read_input(cli)?;
+    let embedder_key = match &chosen {
+        None => "off".to_string(),
+        Some(Ok(embedder)) => embedder.id(),
+        Some(Err(reason)) => format!("unavailable: {reason}"),
+    };
+    let mut hasher = Hasher::new();
+    hasher
+        .update(&INDEX_VERSION.to_le_bytes())
+        .update(embedder_key.as_bytes())
+        .update(b"\n")
+        .update(&bytes);
+    let fingerprint = hasher.finish();
     let mut output = Output::new(cli.output.as_deref());
+    if !matches!(chosen, Some(Err(_))) {
+        if let Some(head) = IndexHead::read(&store.path(INDEX_FILE)) {
+            if head.fingerprint == fingerprint
+                && store.path(VECTORS_FILE).exists()
+                && pass_unchanged(&bytes, &head, &mut output)?
+            {
+                output.finish()?;
+                if !cli.quiet {
+                    eprintln!(
+                        "tg-embed: {} symbols indexed; nothing changed since the last build",
+                        head.symbols
+                    );
+                }
+                return Ok(());
+            }
+        }
+    }
+    let mut input = Input {
+        name,
+        reader: tg_shared::ndjson::RecordReader::new(Box::new(std::io::Cursor::new(bytes))),
+    };
     let Some(mut seen) = collect(&mut input, &mut output)? else {
         return Ok(());
     };
 
+    phase("stream read");
     // Layers in their order; symbols point at them by index.
     seen.layers
         .sort_by(|a, b| a.order.cmp(&b.order).then(a.id.cmp(&b.id)));
@@ -269,24 +391,28 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         calls[edge.src as usize].push(seen.symbols[edge.dst as usize].name.as_str());
         called_by[edge.dst as usize].push(seen.symbols[edge.src as usize].name.as_str());
     }
-    let mut embed_texts = Vec::with_capacity(seen.symbols.len());
-    let mut lexical_texts = Vec::with_capacity(seen.symbols.len());
-    for (i, symbol) in seen.symbols.iter().enumerate() {
-        let facts = text::Facts {
-            id: &symbol.id,
-            kind: symbol.kind,
-            name: &symbol.name,
-            file: &symbol.file,
-            layer: symbol.layer.map(|l| seen.layers[l as usize].name.as_str()),
-            signature: symbol.signature.as_deref(),
-            about: symbol.intent.as_deref().or(symbol.doc.as_deref()),
-            calls: &calls[i],
-            called_by: &called_by[i],
-        };
-        embed_texts.push(text::embedding_text(&facts));
-        lexical_texts.push(text::lexical_text(&facts));
-    }
+    let (embed_texts, lexical_texts): (Vec<String>, Vec<String>) = seen
+        .symbols
+        .par_iter()
+        .enumerate()
+        .map(|(i, symbol)| {
+            let facts = text::Facts {
+                id: &symbol.id,
+                kind: symbol.kind,
+                name: &symbol.name,
+                file: &symbol.file,
+                layer: symbol.layer.map(|l| seen.layers[l as usize].name.as_str()),
+                signature: symbol.signature.as_deref(),
+                about: symbol.intent.as_deref().or(symbol.doc.as_deref()),
+                calls: &calls[i],
+                called_by: &called_by[i],
+            };
+            (text::embedding_text(&facts), text::lexical_text(&facts))
+        })
+        .unzip();
+    phase("texts built");
     let postings = postings(&lexical_texts);
+    phase("postings built");
 
     // Embeddings: reuse vectors whose text is unchanged, embed the rest.
     let embeddable: Vec<usize> = (0..seen.symbols.len())
@@ -303,6 +429,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         Some(Ok(embedder)) => {
             let id = embedder.id();
             let old = previous_vectors(&store, &id);
+            phase("previous vectors read");
             let hashes: Vec<String> = embeddable
                 .iter()
                 .map(|&i| {
@@ -354,10 +481,17 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             }
         }
     }
+    phase("embedded");
     let ready = info.is_some() && problem.is_none();
     let vector_bytes = search::vectors_to_bytes(&vectors);
     let index = SearchIndex {
-        version: INDEX_VERSION,
+        head: IndexHead {
+            version: INDEX_VERSION,
+            fingerprint,
+            ready: info.is_some() && problem.is_none(),
+            symbols: embeddable.len() as u64,
+            vectors: u64::from(rows),
+        },
         embedder: info,
         layers: seen.layers,
         symbols: seen.symbols,
@@ -381,6 +515,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         }
     }
 
+    phase("written");
     let symbols_count = embeddable.len() as u64;
     if let Some(reason) = &problem {
         let next_action = if reason.contains("not installed") {
@@ -401,20 +536,15 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         )))?;
     }
     let mut counts: BTreeMap<String, Value> = BTreeMap::new();
-    counts.insert("embeddings_ready".into(), ready.into());
-    counts.insert("symbols".into(), symbols_count.into());
-    counts.insert("vectors".into(), u64::from(rows).into());
-    output.record(&Record::Summary(Summary {
-        stage: STAGE.into(),
-        counts,
-    }))?;
+    let _ = (&mut counts, ready, symbols_count);
+    output.record(&summary(&index.head))?;
     output.finish()?;
     if !cli.quiet {
         match &problem {
             Some(reason) => eprintln!("tg-embed: lexical index only: {reason}"),
             None => eprintln!(
                 "tg-embed: {} symbols indexed; {embedded} texts embedded, {reused} reused",
-                index.symbols.len()
+                index.head.symbols
             ),
         }
     }

@@ -172,15 +172,15 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
         let (confidence, why) = match (symbol.kind, private) {
             (NodeKind::Method, _) => (
                 0.5,
-                "a method nothing in the graph calls; dynamic dispatch may still reach it",
+                "method: nothing in the graph calls it and its name is used nowhere else; dispatch the graph cannot see may still reach it",
             ),
             (_, true) => (
                 0.9,
-                "a private function nothing in the graph calls or imports",
+                "private: no call, import or reference, and its name is used nowhere else",
             ),
             (_, false) => (
                 0.7,
-                "a public function nothing in the repository calls or imports; code outside may",
+                "public: no call, import or reference in the repository, and its name is used nowhere else; code outside may use it",
             ),
         };
         findings.push(Finding {

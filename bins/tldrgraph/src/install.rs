@@ -44,7 +44,9 @@ const GITIGNORE_BLOCK: &str = ".tldrgraph/cache/
 .tldrgraph/symbols.md
 .tldrgraph/plan.json
 .tldrgraph/enrichment_request.json
-.tldrgraph/enrichment_response.*";
+.tldrgraph/enrichment_response.*
+.tldrgraph/search.bin
+.tldrgraph/vectors.f32";
 
 const COMMAND_FILE: &str = "---
 description: Build or refresh tldrgraph's architectural map of this repository

@@ -66,6 +66,37 @@ pub fn human(payload: &Value) -> String {
                 field(payload, "approve_command")
             );
         }
+        "needs_enrichment" => {
+            let batch = payload["batch"].as_array().map_or(0, Vec::len);
+            let _ = writeln!(
+                text,
+                "tldrgraph: needs_enrichment: {} approved symbols lack an intent; this batch has {batch} (also in {}).",
+                count(payload, "pending"),
+                field(payload, "request_file")
+            );
+            for item in payload["batch"].as_array().into_iter().flatten().take(10) {
+                let _ = writeln!(
+                    text,
+                    "  {}  {}:{}-{}",
+                    item["id"].as_str().unwrap_or(""),
+                    item["file"].as_str().unwrap_or(""),
+                    item["line_start"],
+                    item["line_end"]
+                );
+            }
+            if batch > 10 {
+                let _ = writeln!(text, "  ... and {} more", batch - 10);
+            }
+            let _ = writeln!(text, "  Next: {}", field(payload, "next_action"));
+        }
+        "needs_embeddings" => {
+            let _ = writeln!(
+                text,
+                "tldrgraph: needs_embeddings: {}",
+                field(payload, "reason")
+            );
+            let _ = writeln!(text, "  Next: {}", field(payload, "next_action"));
+        }
         "done" => {
             let ready = if payload["embeddings_ready"] == Value::Bool(true) {
                 "ready"

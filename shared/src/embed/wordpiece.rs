@@ -4,7 +4,7 @@
 //! approximation (non-alphanumeric symbols split) and CJK characters are not spaced out, which
 //! code identifiers and English docs never need.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use unicode_normalization::UnicodeNormalization;
 
 /// Words longer than this become `[UNK]`, as in BERT.
