@@ -450,3 +450,35 @@ fn an_http_embeddings_endpoint_is_batched_retried_and_used_for_queries() {
         "{state}"
     );
 }
+
+#[test]
+fn a_damaged_or_missing_index_is_a_clear_error() {
+    let repo = layered("python");
+    let dir = repo.path();
+    let missing = tldrgraph(dir, &["query", "fetch a url"]);
+    assert_eq!(missing.status.code(), Some(66));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("run `tldrgraph init --json` first"));
+    init_json(dir, &["--enrich", "off"]);
+    let index = dir.join(".tldrgraph/search.bin");
+    let bytes = fs::read(&index).expect("index");
+    for damaged in [bytes[..bytes.len() / 2].to_vec(), b"not an index".to_vec()] {
+        fs::write(&index, &damaged).expect("write");
+        for args in [
+            &["query", "fetch a url"][..],
+            &["trace", "main", "get"],
+            &["dead-code"],
+        ] {
+            let out = tldrgraph(dir, args);
+            assert_eq!(out.status.code(), Some(65), "{args:?}");
+            let said = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                said.contains("search.bin") && !said.contains("panicked"),
+                "{said}"
+            );
+        }
+    }
+    // The next build replaces it.
+    let (done, _) = init_json(dir, &["--enrich", "off"]);
+    assert_eq!(done["status"], "done");
+    assert!(tldrgraph(dir, &["query", "fetch a url"]).status.success());
+}

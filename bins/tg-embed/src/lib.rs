@@ -122,6 +122,28 @@ fn collect(input: &mut Input, output: &mut Output) -> Result<Option<Collected>, 
     Ok(Some(seen))
 }
 
+/// The checksums of search.bin and vectors.f32, written after both.
+pub const SUMS_FILE: &str = "search.sum";
+
+/// Whether search.bin and vectors.f32 are the pair the last run wrote whole (not truncated,
+/// edited or left half-written by a killed run).
+fn artifacts_intact(store: &Store) -> bool {
+    let Ok(sums) = std::fs::read_to_string(store.path(SUMS_FILE)) else {
+        return false;
+    };
+    let mut parts = sums.split_whitespace();
+    let (Some(index), Some(vectors)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    let hash_of = |name: &str| {
+        std::fs::read(store.path(name))
+            .ok()
+            .map(|b| content_hash(&b))
+    };
+    hash_of(INDEX_FILE).as_deref() == Some(index)
+        && hash_of(VECTORS_FILE).as_deref() == Some(vectors)
+}
+
 /// This stage's summary: the same bytes whether the index was rebuilt or found current.
 fn summary(head: &IndexHead) -> Record {
     let mut counts: BTreeMap<String, Value> = BTreeMap::new();
@@ -253,12 +275,11 @@ fn previous_vectors(store: &Store, embedder_id: &str) -> HashMap<String, Vec<f32
     old.symbols
         .iter()
         .filter(|s| s.vector != NO_VECTOR)
-        .map(|s| {
+        .filter_map(|s| {
             let row = s.vector as usize;
-            (
-                s.text_hash.clone(),
-                vectors[row * dim..(row + 1) * dim].to_vec(),
-            )
+            // A row past the matrix (a damaged file) is simply not reused.
+            let vector = vectors.get(row * dim..(row + 1) * dim)?;
+            Some((s.text_hash.clone(), vector.to_vec()))
         })
         .collect()
 }
@@ -325,7 +346,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     if !matches!(chosen, Some(Err(_))) {
         if let Some(head) = IndexHead::read(&store.path(INDEX_FILE)) {
             if head.fingerprint == fingerprint
-                && store.path(VECTORS_FILE).exists()
+                && artifacts_intact(&store)
                 && pass_unchanged(&bytes, &head, &mut output)?
             {
                 output.finish()?;
@@ -509,7 +530,17 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             .map_err(|e| Failure::cant_write(&store.lock_path(), &e))?;
         // Vectors first: an index never points into a matrix older than itself, and a run killed
         // in between leaves a matrix the old index's hash does not match (so it is not reused).
-        for (name, bytes) in [(VECTORS_FILE, &vector_bytes), (INDEX_FILE, &encoded)] {
+        let sums = format!(
+            "{} {}\n",
+            content_hash(&encoded),
+            content_hash(&vector_bytes)
+        );
+        // The checksums last: they vouch for the pair only once both are written.
+        for (name, bytes) in [
+            (VECTORS_FILE, vector_bytes.as_slice()),
+            (INDEX_FILE, encoded.as_slice()),
+            (SUMS_FILE, sums.as_bytes()),
+        ] {
             let path = store.path(name);
             store::write_if_changed(&path, bytes).map_err(|e| Failure::cant_write(&path, &e))?;
         }

@@ -51,6 +51,13 @@ impl Graph {
             }
         };
         let n = index.symbols.len();
+        check_references(&index).map_err(|why| {
+            Failure::new(
+                exit::DATA,
+                format!("{}: damaged index: {why}", path.display()),
+            )
+            .with_hint("run `tldrgraph init --json` to rebuild it")
+        })?;
         let (mut out, mut inn) = (vec![Vec::new(); n], vec![Vec::new(); n]);
         for (i, edge) in index.edges.iter().enumerate() {
             out[edge.src as usize].push(i as u32);
@@ -73,7 +80,10 @@ impl Graph {
     pub fn vector(&self, i: u32) -> Option<&[f32]> {
         let row = self.symbol(i).vector;
         let vectors = self.vectors.as_ref()?;
-        (row != NO_VECTOR).then(|| &vectors[row as usize * self.dim..(row as usize + 1) * self.dim])
+        if row == NO_VECTOR {
+            return None;
+        }
+        vectors.get(row as usize * self.dim..(row as usize + 1) * self.dim)
     }
 
     pub fn layer_name(&self, i: u32) -> &str {
@@ -151,6 +161,38 @@ impl Graph {
         Err(Failure::new(exit::USAGE, format!("no symbol named `{name}`"))
             .with_hint("use an id (path::Qualified.name), a qualified name or a unique short name; `tldrgraph query` finds ids"))
     }
+}
+
+/// Every index the file holds points inside it (a damaged or foreign file must not panic us).
+fn check_references(index: &SearchIndex) -> Result<(), String> {
+    let n = index.symbols.len();
+    if let Some(e) = index
+        .edges
+        .iter()
+        .find(|e| e.src as usize >= n || e.dst as usize >= n)
+    {
+        return Err(format!("an edge {} -> {} past {n} symbols", e.src, e.dst));
+    }
+    for s in &index.symbols {
+        let layer_ok = s.layer.is_none_or(|l| (l as usize) < index.layers.len());
+        let parent_ok = s.parent.is_none_or(|p| (p as usize) < n);
+        let vector_ok = s.vector == NO_VECTOR || s.vector < index.rows;
+        if !(layer_ok && parent_ok && vector_ok) {
+            return Err(format!("symbol {} points outside the index", s.id));
+        }
+    }
+    if index.postings.lengths.len() != n
+        || index
+            .postings
+            .lists
+            .iter()
+            .flatten()
+            .any(|&(doc, _)| doc as usize >= n)
+        || index.postings.lists.len() != index.postings.terms.len()
+    {
+        return Err("the postings do not match the symbols".into());
+    }
+    Ok(())
 }
 
 /// `file:start-end`.

@@ -46,7 +46,8 @@ const GITIGNORE_BLOCK: &str = ".tldrgraph/cache/
 .tldrgraph/enrichment_request.json
 .tldrgraph/enrichment_response.*
 .tldrgraph/search.bin
-.tldrgraph/vectors.f32";
+.tldrgraph/vectors.f32
+.tldrgraph/search.sum";
 
 const COMMAND_FILE: &str = "---
 description: Build or refresh tldrgraph's architectural map of this repository
