@@ -293,7 +293,17 @@ fn trace_finds_the_confident_path_or_says_there_is_none() {
 fn dead_code_lists_exactly_the_known_dead_functions() {
     let repo = copy_fixture("deadcode");
     let dir = repo.path();
-    init_json(dir, &["--enrich", "off"]);
+    // Before layers exist nothing is indexed, and the question says so.
+    let early = tldrgraph(dir, &["dead-code"]);
+    assert_eq!(early.status.code(), Some(66));
+    fs::create_dir_all(dir.join(".tldrgraph")).expect("mkdir");
+    fs::write(
+        dir.join(".tldrgraph/layers.config.yaml"),
+        "version: 1\ndefault_layer: rest\nlayers:\n  - id: app\n    name: App\n    order: 1\n    paths: [\"app/**\"]\n  - id: rest\n    name: Rest\n    order: 2\n",
+    )
+    .expect("config");
+    let (state, _) = init_json(dir, &["--enrich", "off"]);
+    assert_eq!(state["status"], "done", "{state}");
     let (answer, _) = json_payload(&tldrgraph(dir, &["dead-code", "--json"]));
     let found: Vec<(&str, f64)> = answer["findings"]
         .as_array()

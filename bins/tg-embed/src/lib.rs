@@ -38,6 +38,8 @@ struct Collected {
     layer_ids: Vec<Option<String>>,
     edges: Vec<(String, String, EdgeKind, f32, u32)>,
     layers: Vec<IndexLayer>,
+    /// A `needs_layers` upstream: the agent is designing layers; nothing is indexed yet.
+    layers_missing: bool,
 }
 
 /// `needs_embeddings`: embeddings are on but could not be completed in this run.
@@ -109,6 +111,9 @@ fn collect(input: &mut Input, output: &mut Output) -> Result<Option<Collected>, 
                     edge.confidence.unwrap_or(1.0) as f32,
                     edge.line,
                 ));
+            }
+            Some(Record::Status(status)) if status.status == contract::NEEDS_LAYERS => {
+                seen.layers_missing = true;
             }
             Some(Record::Layer(layer)) => seen.layers.push(IndexLayer {
                 id: layer.id,
@@ -367,6 +372,15 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     let Some(mut seen) = collect(&mut input, &mut output)? else {
         return Ok(());
     };
+    if seen.layers_missing {
+        // The first `init` stays an extraction: the index is built once layers exist.
+        output.record(&summary(&IndexHead::default()))?;
+        output.finish()?;
+        if !cli.quiet {
+            eprintln!("tg-embed: waiting for layers; nothing indexed yet");
+        }
+        return Ok(());
+    }
 
     phase("stream read");
     // Layers in their order; symbols point at them by index.
