@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The agent contract end to end: `tldrgraph init --json` (tg-extract | tg-classify | tg-status)
+# The agent contract end to end: `tldrgraph init --json` (tg-extract | tg-classify | tg-plan |
+# tg-enrich | tg-embed | tg-status)
 # on the Python corpora of ../shared/corpora/get.sh, cold and no-op, then with a layers config,
 # as median wall times of RUNS runs (default 3). With BENCH_PEER=1 the original Python tldrgraph
 # (PyPI 0.2.0, through ../shared/peers/tldrgraph/run_peer.sh) runs its first `init` on the same
@@ -34,7 +35,7 @@ ratio() { python3 -c "print(f'{$1 / $2:.1f}')"; }
 layers_for() { python3 "$here/layers_for.py" "$1" --format original; }
 
 echo "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); date: $(date -u +%F)"
-printf '| corpus | nodes | edges | init cold → needs_layers (s) | max RSS (MB) | init no-op (s) | init with layers → needs_confirmation (s) | candidates | init --yes → done (s) | layers | status (s) |'
+printf '| corpus | nodes | edges | init cold → needs_layers (s) | max RSS (MB) | init no-op (s) | init with layers → needs_confirmation (s) | candidates | init --yes → needs_enrichment (s) | layers | status (s) |'
 [ "${BENCH_PEER:-0}" = 1 ] && printf ' peer first init (s) | peer max RSS (MB) | peer/ours cold |'
 printf '\n|---|---|---|---|---|---|---|---|---|---|---|'
 [ "${BENCH_PEER:-0}" = 1 ] && printf -- '---|---|---|'
@@ -50,6 +51,9 @@ while IFS=$'\t' read -r name path lang; do
   [ "$(field status)" = needs_confirmation ] || { echo "$name: expected needs_confirmation" >&2; cat "$work/out" >&2; exit 1; }
   candidates=$(field candidates_count)
   read -r done_s _ < <(measure : "$tg" init "$copy" --json --yes)
+  [ "$(field status)" = needs_enrichment ] || [ "$(field status)" = done ] || { echo "$name: expected needs_enrichment" >&2; cat "$work/out" >&2; exit 1; }
+  # The counts, from a zero-token run to done (not timed).
+  "$tg" init "$copy" --json --enrich off > "$work/out"
   [ "$(field status)" = done ] || { echo "$name: expected done" >&2; cat "$work/out" >&2; exit 1; }
   nodes=$(field nodes_count); edges=$(field edges_count); layers=$(field layers_count)
   read -r st _ < <(measure : "$tg" status "$copy" --json)

@@ -209,22 +209,38 @@ fn snippet(text: &str) -> String {
 #[derive(Debug)]
 pub enum Embedder {
     Static(StaticModel),
+    /// The static table at a path, loaded only when there is something to embed (a rerun
+    /// that reuses every vector never reads its 47 MB).
+    StaticAt {
+        path: std::path::PathBuf,
+        id: String,
+    },
     Http(HttpEmbedder),
 }
 
 impl Embedder {
+    /// The default embedder, without loading it; why not, when the table is missing or bad.
+    pub fn static_at(path: std::path::PathBuf) -> Result<Embedder, String> {
+        let id = embed::model_id(&path)?;
+        Ok(Embedder::StaticAt { path, id })
+    }
+
     pub fn id(&self) -> String {
         match self {
             Embedder::Static(model) => model.id().to_string(),
+            Embedder::StaticAt { id, .. } => id.clone(),
             Embedder::Http(http) => http.id(),
         }
     }
 
     /// Unit vectors for `texts`, in order.
     pub fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, String> {
+        use rayon::prelude::*;
         match self {
-            Embedder::Static(model) => {
-                use rayon::prelude::*;
+            Embedder::Static(model) => Ok(texts.par_iter().map(|t| model.embed(t)).collect()),
+            Embedder::StaticAt { .. } if texts.is_empty() => Ok(Vec::new()),
+            Embedder::StaticAt { path, .. } => {
+                let model = StaticModel::load(path)?;
                 Ok(texts.par_iter().map(|t| model.embed(t)).collect())
             }
             Embedder::Http(http) => http.embed(texts),

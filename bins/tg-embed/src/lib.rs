@@ -14,7 +14,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 use tg_shared::contract;
-use tg_shared::embed::{self, StaticModel};
+use tg_shared::embed;
 use tg_shared::exit;
 use tg_shared::hash::{content_hash, Hasher};
 use tg_shared::lexical;
@@ -250,8 +250,7 @@ fn choose(cli: &Cli) -> Result<Option<Result<Embedder, String>>, Failure> {
         Embeddings::Auto => {
             let path = embed::model_path();
             Some(
-                StaticModel::load(&path)
-                    .map(Embedder::Static)
+                Embedder::static_at(path)
                     .map_err(|e| format!("the embedding model is not installed ({e})")),
             )
         }

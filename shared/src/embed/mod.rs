@@ -54,6 +54,39 @@ fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes([slice[0], slice[1], slice[2], slice[3]]))
 }
 
+/// The id of the table at `path` (what [`StaticModel::id`] gives once loaded), reading only its
+/// header and vocabulary: enough to tell whether vectors made earlier are still valid.
+pub fn model_id(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let bad = |what: &str| format!("{}: not a tldrgraph model table ({what})", path.display());
+    let mut file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut header = [0u8; 24];
+    file.read_exact(&mut header)
+        .map_err(|_| bad("short header"))?;
+    if &header[..8] != MAGIC.as_slice() {
+        return Err(bad("bad magic"));
+    }
+    let field = |at: usize| u32_at(&header, at).map(|v| v as u64).unwrap_or(0);
+    let (vocab, dim, words_len) = (field(12), field(16), field(20));
+    let expected = 24 + words_len + vocab * dim * 4;
+    let size = file
+        .metadata()
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .len();
+    if field(8) != 1 || size != expected {
+        return Err(bad("unknown version or wrong size"));
+    }
+    let mut words = vec![0u8; words_len as usize];
+    file.read_exact(&mut words).map_err(|_| bad("vocabulary"))?;
+    let mut prefix = header.to_vec();
+    prefix.extend_from_slice(&words);
+    Ok(id_of(&prefix))
+}
+
+fn id_of(prefix: &[u8]) -> String {
+    format!("static:all-MiniLM-L6-v2:{}", &content_hash(prefix)[..12])
+}
+
 impl StaticModel {
     /// Reads a table written by `distill.py`; the error says what is wrong with which file.
     pub fn load(path: &Path) -> Result<StaticModel, String> {
@@ -90,10 +123,7 @@ impl StaticModel {
             tokenizer: WordPiece::new(&tokens).map_err(|e| bad(&e))?,
             dim,
             table,
-            id: format!(
-                "static:all-MiniLM-L6-v2:{}",
-                &content_hash(&bytes[..words_end.min(bytes.len())])[..12]
-            ),
+            id: id_of(&bytes[..words_end.min(bytes.len())]),
         })
     }
 
