@@ -531,3 +531,55 @@ fn approval_survives_reruns_asks_only_about_new_candidates_and_can_be_revoked() 
     // Zero-token mode reaches done without asking.
     assert_eq!(init_json(dir, &["--enrich", "off"]).0["status"], "done");
 }
+
+#[test]
+fn a_repeated_init_with_nothing_changed_answers_from_the_last_build() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    fs::create_dir_all(dir.join(".tldrgraph")).expect("mkdir");
+    write_config(dir, PYTHON_LAYERS);
+    let verbose = |args: &[&str]| {
+        let mut all = vec!["init", "--json", "-v"];
+        all.extend_from_slice(args);
+        let out = run("tldrgraph", dir, &all);
+        let (payload, _) = json_payload(&out);
+        (payload, String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    let (first, said) = verbose(&[]);
+    assert_eq!(first["status"], "needs_confirmation");
+    assert!(
+        said.contains("tg-extract:"),
+        "the first run runs the stages: {said}"
+    );
+    let (again, said) = verbose(&[]);
+    assert_eq!(again, first, "the same payload, byte for byte");
+    assert!(
+        said.contains("nothing changed since the last build") && !said.contains("tg-extract:"),
+        "{said}"
+    );
+    // A flag, a source edit or an approval is a change: the stages run.
+    let (yes, said) = verbose(&["--yes"]);
+    assert_eq!(yes["status"], "needs_enrichment");
+    assert!(said.contains("tg-plan:"), "{said}");
+    let (_, said) = verbose(&[]);
+    assert!(
+        said.contains("tg-plan:"),
+        "other flags than the last run's: {said}"
+    );
+    let (_, said) = verbose(&[]);
+    assert!(said.contains("nothing changed"), "{said}");
+    fs::write(dir.join("pkg/util.py"), "def helper():\n    return 2\n").expect("write");
+    let (_, said) = verbose(&[]);
+    assert!(said.contains("tg-extract:"), "a source edit: {said}");
+    // Applied intents change the answer at once.
+    let (batch, _) = verbose(&[]);
+    let (done, _) = answer_batches(dir, batch);
+    assert_eq!(done["status"], "done");
+    let (_, said) = verbose(&[]);
+    assert!(said.contains("nothing changed"), "{said}");
+    // A deleted artifact is rebuilt, not reported.
+    fs::remove_file(dir.join(".tldrgraph/graph.json")).expect("rm");
+    let (rebuilt, said) = verbose(&[]);
+    assert_eq!(rebuilt["status"], "done");
+    assert!(said.contains("tg-status:"), "{said}");
+}

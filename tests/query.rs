@@ -151,9 +151,10 @@ fn embed_stderr(dir: &Path, extra: &[&str]) -> String {
     args.extend_from_slice(extra);
     let out = tldrgraph(dir, &args);
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    // A rerun with nothing changed runs no stage at all (the wrapper says so).
     stderr
         .lines()
-        .find(|l| l.starts_with("tg-embed:"))
+        .find(|l| l.starts_with("tg-embed:") || l.starts_with("tldrgraph: nothing changed"))
         .unwrap_or_else(|| panic!("no tg-embed line in {stderr}"))
         .to_string()
 }
@@ -168,7 +169,7 @@ fn only_changed_texts_are_embedded_again_and_gone_symbols_lose_their_vectors() {
     );
     assert_eq!(
         embed_stderr(dir, &[]),
-        "tg-embed: 26 symbols indexed; nothing changed since the last build"
+        "tldrgraph: nothing changed since the last build; its state:"
     );
     let vectors = |dir: &Path| {
         fs::metadata(dir.join(".tldrgraph/vectors.f32"))
@@ -491,4 +492,48 @@ fn a_damaged_or_missing_index_is_a_clear_error() {
     let (done, _) = init_json(dir, &["--enrich", "off"]);
     assert_eq!(done["status"], "done");
     assert!(tldrgraph(dir, &["query", "fetch a url"]).status.success());
+}
+
+#[test]
+fn tg_embed_passes_an_unchanged_stream_through_with_the_same_bytes() {
+    let repo = layered("python");
+    let dir = repo.path();
+    let bin = |name: &str| stage(name).display().to_string();
+    let upstream = format!(
+        "{} . | {} | {} --enrich off | {} --enrich off > stream.ndjson",
+        bin("tg-extract"),
+        bin("tg-classify"),
+        bin("tg-plan"),
+        bin("tg-enrich")
+    );
+    let made = Command::new("bash")
+        .args(["-c", &upstream])
+        .current_dir(dir)
+        .output()
+        .expect("run");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let embed = || {
+        Command::new(stage("tg-embed"))
+            .args(["-i", "stream.ndjson"])
+            .current_dir(dir)
+            .env_remove("TLDRGRAPH_EMBEDDINGS")
+            .output()
+            .expect("run tg-embed")
+    };
+    let (first, second) = (embed(), embed());
+    assert!(String::from_utf8_lossy(&first.stderr).contains("26 texts embedded"));
+    assert!(
+        String::from_utf8_lossy(&second.stderr).contains("nothing changed since the last build")
+    );
+    assert_eq!(first.stdout, second.stdout);
+    // A damaged index is not trusted: the stage rebuilds it.
+    fs::write(dir.join(".tldrgraph/search.bin"), b"garbage").expect("write");
+    let third = embed();
+    let said = String::from_utf8_lossy(&third.stderr);
+    assert!(said.contains("26 texts embedded, 0 reused"), "{said}");
+    assert_eq!(third.stdout, first.stdout);
 }

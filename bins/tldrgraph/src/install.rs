@@ -47,7 +47,8 @@ const GITIGNORE_BLOCK: &str = ".tldrgraph/cache/
 .tldrgraph/enrichment_response.*
 .tldrgraph/search.bin
 .tldrgraph/vectors.f32
-.tldrgraph/search.sum";
+.tldrgraph/search.sum
+.tldrgraph/init.key";
 
 const COMMAND_FILE: &str = "---
 description: Build or refresh tldrgraph's architectural map of this repository
