@@ -47,10 +47,11 @@ while IFS=$'\t' read -r name path lang; do
   [ "$(field status)" = needs_layers ] || { echo "$name: expected needs_layers" >&2; exit 1; }
   read -r noop _ < <(measure : "$tg" init "$copy" --json)
   layers_for "$copy"
-  read -r plan_s _ < <(measure "rm -f '$copy/.tldrgraph/approval.json'" "$tg" init "$copy" --json)
+  # init.key removed: these columns time the stages, not the answer from the last build.
+  read -r plan_s _ < <(measure "rm -f '$copy/.tldrgraph/approval.json' '$copy/.tldrgraph/init.key'" "$tg" init "$copy" --json)
   [ "$(field status)" = needs_confirmation ] || { echo "$name: expected needs_confirmation" >&2; cat "$work/out" >&2; exit 1; }
   candidates=$(field candidates_count)
-  read -r done_s _ < <(measure : "$tg" init "$copy" --json --yes)
+  read -r done_s _ < <(measure "rm -f '$copy/.tldrgraph/init.key'" "$tg" init "$copy" --json --yes)
   [ "$(field status)" = needs_enrichment ] || [ "$(field status)" = done ] || { echo "$name: expected needs_enrichment" >&2; cat "$work/out" >&2; exit 1; }
   # The counts, from a zero-token run to done (not timed).
   "$tg" init "$copy" --json --enrich off > "$work/out"
