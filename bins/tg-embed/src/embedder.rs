@@ -72,7 +72,12 @@ impl HttpEmbedder {
         if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
             return Err(format!("{ENV_BASE_URL}={base_url}: not an http(s) URL"));
         }
-        let api_key = env(ENV_API_KEY).or_else(|| env(ENV_OPENAI_KEY));
+        // OPENAI_API_KEY is OpenAI's: it never goes to an Ollama endpoint.
+        let api_key = env(ENV_API_KEY).or_else(|| {
+            (service == Service::Openai)
+                .then(|| env(ENV_OPENAI_KEY))
+                .flatten()
+        });
         if service == Service::Openai && api_key.is_none() && base_url == OPENAI_URL {
             return Err(format!(
                 "the openai embeddings provider needs a key: export {ENV_API_KEY} or {ENV_OPENAI_KEY}"
@@ -189,6 +194,9 @@ fn parse(text: &str, expected: usize) -> Result<Vec<Vec<f32>>, String> {
         rows.push((index, vector));
     }
     rows.sort_by_key(|(i, _)| *i);
+    if rows.iter().enumerate().any(|(at, (i, _))| *i != at) {
+        return Err("the `index` fields are not each text once".into());
+    }
     let dim = rows.first().map_or(0, |(_, v)| v.len());
     if dim == 0 || rows.iter().any(|(_, v)| v.len() != dim) {
         return Err("embeddings of different or zero lengths".into());

@@ -347,9 +347,11 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         .update(&bytes);
     let fingerprint = hasher.finish();
     let mut output = Output::new(cli.output.as_deref());
+    // Only a complete build is reused whole: an incomplete one (endpoint down) tries again.
     if !matches!(chosen, Some(Err(_))) {
         if let Some(head) = IndexHead::read(&store.path(INDEX_FILE)) {
             if head.fingerprint == fingerprint
+                && (head.ready || chosen.is_none())
                 && artifacts_intact(&store)
                 && pass_unchanged(&bytes, &head, &mut output)?
             {
@@ -483,35 +485,50 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
                     todo_hashes.push(&hashes[k]);
                 }
             }
-            match embedder.embed(&todo) {
+            // On failure the vectors already made are kept (and the rest asked for next run).
+            let made: HashMap<&String, Vec<f32>> = match embedder.embed(&todo) {
                 Ok(fresh) => {
                     embedded = fresh.len() as u64;
-                    let made: HashMap<&String, Vec<f32>> =
-                        todo_hashes.into_iter().zip(fresh).collect();
-                    let dim = made.values().chain(old.values()).next().map_or(0, Vec::len);
-                    for (k, &i) in embeddable.iter().enumerate() {
-                        let vector = match made.get(&hashes[k]) {
-                            Some(v) => v,
-                            None => {
-                                reused += 1;
-                                &old[&hashes[k]]
-                            }
-                        };
-                        if vector.len() != dim {
-                            continue;
-                        }
-                        let symbol = &mut seen.symbols[i];
-                        symbol.text_hash = hashes[k].clone();
-                        symbol.vector = rows;
-                        vectors.extend_from_slice(vector);
-                        rows += 1;
-                    }
-                    info = Some(EmbedderInfo {
-                        id,
-                        dim: dim as u32,
-                    });
+                    todo_hashes.into_iter().zip(fresh).collect()
                 }
-                Err(reason) => problem = Some(reason),
+                Err(reason) => {
+                    problem = Some(reason);
+                    HashMap::new()
+                }
+            };
+            // The length every row must have: the first vector in symbol order.
+            let dim = (0..embeddable.len())
+                .find_map(|k| made.get(&hashes[k]).or_else(|| old.get(&hashes[k])))
+                .map_or(0, Vec::len);
+            for (k, &i) in embeddable.iter().enumerate() {
+                let vector = match (made.get(&hashes[k]), old.get(&hashes[k])) {
+                    (Some(v), _) => v,
+                    (None, Some(v)) => {
+                        reused += 1;
+                        v
+                    }
+                    (None, None) => continue,
+                };
+                if vector.len() != dim {
+                    problem.get_or_insert_with(|| {
+                        format!(
+                            "the embedder returned vectors of {} and {dim} dimensions",
+                            vector.len()
+                        )
+                    });
+                    continue;
+                }
+                let symbol = &mut seen.symbols[i];
+                symbol.text_hash = hashes[k].clone();
+                symbol.vector = rows;
+                vectors.extend_from_slice(vector);
+                rows += 1;
+            }
+            if rows > 0 || problem.is_none() {
+                info = Some(EmbedderInfo {
+                    id,
+                    dim: dim as u32,
+                });
             }
         }
     }

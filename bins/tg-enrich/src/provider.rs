@@ -96,7 +96,12 @@ impl ProviderConfig {
                 format!("{ENV_BASE_URL}={base_url}: not an http(s) URL"),
             ));
         }
-        let api_key = env(ENV_API_KEY).or_else(|| env(ENV_OPENAI_KEY));
+        // OPENAI_API_KEY is OpenAI's: it never goes to an Ollama endpoint.
+        let api_key = env(ENV_API_KEY).or_else(|| {
+            (kind == Provider::Openai)
+                .then(|| env(ENV_OPENAI_KEY))
+                .flatten()
+        });
         let backoff_ms = env(ENV_BACKOFF_MS)
             .and_then(|v| v.parse::<u64>().ok())
             .unwrap_or(500);

@@ -85,16 +85,21 @@ fn word_counts(root: &Path, files: &BTreeSet<&str>) -> HashMap<String, u32> {
     let Ok(word) = Regex::new(r"[A-Za-z_][A-Za-z0-9_]*") else {
         return counts;
     };
-    // Prose does not call anything: docstrings and comments are left out of the count.
-    let prose = Regex::new(r#"(?s)""".*?"""|'''.*?'''|#[^\n]*|//[^\n]*|/\*.*?\*/"#).ok();
+    // Prose does not call anything: comments and docstrings are left out of the count, with
+    // each language's own syntax (a C `#define` and a Python `//` are code).
+    let python = Regex::new(r#"(?s)""".*?"""|'''.*?'''|#[^\n]*"#).ok();
+    let c_like = Regex::new(r"(?s)/\*.*?\*/|//[^\n]*").ok();
     for file in files {
         if let Ok(bytes) = std::fs::read(root.join(file)) {
             let text = String::from_utf8_lossy(&bytes);
-            let code = match (&prose, language(file)) {
-                (Some(prose), "python" | "c" | "rust") => {
-                    prose.replace_all(&text, " ").into_owned()
-                }
-                _ => text.into_owned(),
+            let prose = match language(file) {
+                "python" => python.as_ref(),
+                "c" | "rust" => c_like.as_ref(),
+                _ => None,
+            };
+            let code = match prose {
+                Some(prose) => prose.replace_all(&text, " ").into_owned(),
+                None => text.into_owned(),
             };
             for m in word.find_iter(&code) {
                 *counts.entry(m.as_str().to_string()).or_default() += 1;
@@ -104,22 +109,29 @@ fn word_counts(root: &Path, files: &BTreeSet<&str>) -> HashMap<String, u32> {
     counts
 }
 
-/// The lines just above a definition that belong to it (decorators, attributes).
+/// The definition line and the lines above it that belong to it: decorators (a call spread
+/// over several lines included) and attributes.
 fn preamble(root: &Path, file: &str, line: u32) -> Vec<String> {
-    let from = line.saturating_sub(6).max(1);
+    let from = line.saturating_sub(15).max(1);
     let Some(lines) = source_lines(root, file, from, line) else {
         return Vec::new();
     };
     let mut out: Vec<String> = Vec::new();
-    // The definition line itself, then upward while the lines are decorators or attributes.
     let mut iter = lines.into_iter().rev();
     if let Some(first) = iter.next() {
         out.push(first.trim().to_string());
     }
+    // Going up: `@x(` ... `)` spans count as one decorator; anything else ends the preamble.
+    let mut open = 0i32;
     for l in iter {
-        let t = l.trim();
+        let t = l.trim().to_string();
+        let closes = t.matches(')').count() as i32 - t.matches('(').count() as i32;
         if t.starts_with('@') || t.starts_with("#[") {
-            out.push(t.to_string());
+            open = (open - (t.matches('(').count() as i32 - t.matches(')').count() as i32)).max(0);
+            out.push(t);
+        } else if open > 0 || closes > 0 || t.ends_with(',') {
+            open += closes;
+            out.push(t);
         } else {
             break;
         }

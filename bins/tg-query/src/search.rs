@@ -83,6 +83,9 @@ pub fn semantic(graph: &Graph, query: &str, layer: Option<u32>) -> Result<Ranked
         .embed(&[query.to_string()])?
         .pop()
         .ok_or_else(|| "no vector for the query".to_string())?;
+    if vector.iter().all(|x| *x == 0.0) {
+        return Err("the query has no word the model knows".to_string());
+    }
     let mut ranked: Ranked = (0..graph.index.symbols.len() as u32)
         .filter(|&i| eligible(graph, i, layer))
         .filter_map(|i| graph.vector(i).map(|v| (i, f64::from(dot(v, &vector)))))
@@ -249,7 +252,7 @@ pub const CHARS_PER_TOKEN: usize = 4;
 /// The context pack: the hits' and then their flows' signatures and intents, in relevance
 /// order, each symbol once, until the budget (in approximate tokens) is spent.
 pub fn pack(graph: &Graph, hits: &[Hit], flows: &[Vec<FlowRow>], budget: usize) -> (String, usize) {
-    let limit = budget * CHARS_PER_TOKEN;
+    let limit = budget.saturating_mul(CHARS_PER_TOKEN);
     let mut text = String::new();
     let mut done = BTreeSet::new();
     let order = hits

@@ -54,8 +54,8 @@ fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes([slice[0], slice[1], slice[2], slice[3]]))
 }
 
-/// The id of the table at `path` (what [`StaticModel::id`] gives once loaded), reading only its
-/// header and vocabulary: enough to tell whether vectors made earlier are still valid.
+/// The id of the table at `path` (what [`StaticModel::id`] gives once loaded), checked for shape
+/// and hashed without building the model: enough to tell whether earlier vectors are valid.
 pub fn model_id(path: &Path) -> Result<String, String> {
     use std::io::Read;
     let bad = |what: &str| format!("{}: not a tldrgraph model table ({what})", path.display());
@@ -76,15 +76,15 @@ pub fn model_id(path: &Path) -> Result<String, String> {
     if field(8) != 1 || size != expected {
         return Err(bad("unknown version or wrong size"));
     }
-    let mut words = vec![0u8; words_len as usize];
-    file.read_exact(&mut words).map_err(|_| bad("vocabulary"))?;
-    let mut prefix = header.to_vec();
-    prefix.extend_from_slice(&words);
-    Ok(id_of(&prefix))
+    drop(file);
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(id_of(&bytes))
 }
 
-fn id_of(prefix: &[u8]) -> String {
-    format!("static:all-MiniLM-L6-v2:{}", &content_hash(prefix)[..12])
+/// The whole table's hash: a table distilled again (other weights, same vocabulary) is another
+/// model, and vectors of the old one are not reused with it.
+fn id_of(bytes: &[u8]) -> String {
+    format!("static:all-MiniLM-L6-v2:{}", &content_hash(bytes)[..12])
 }
 
 impl StaticModel {
@@ -123,7 +123,7 @@ impl StaticModel {
             tokenizer: WordPiece::new(&tokens).map_err(|e| bad(&e))?,
             dim,
             table,
-            id: id_of(&bytes[..words_end.min(bytes.len())]),
+            id: id_of(&bytes),
         })
     }
 
