@@ -583,3 +583,34 @@ fn a_repeated_init_with_nothing_changed_answers_from_the_last_build() {
     assert_eq!(rebuilt["status"], "done");
     assert!(said.contains("tg-status:"), "{said}");
 }
+
+#[test]
+fn a_skipped_file_that_becomes_source_makes_the_state_stale() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    fs::create_dir_all(dir.join(".tldrgraph")).expect("mkdir");
+    write_config(dir, PYTHON_LAYERS);
+    fs::write(
+        dir.join("pkg/blob.py"),
+        b"def hidden():\n    return 1\n\0\0",
+    )
+    .expect("write");
+    init_json(dir, &["--enrich", "off"]);
+    let (status, code) = status_code(dir);
+    assert_eq!(
+        (status["fresh"].as_bool(), code),
+        (Some(true), 0),
+        "{status}"
+    );
+    fs::write(dir.join("pkg/blob.py"), "def hidden():\n    return 1\n").expect("write");
+    let (status, code) = status_code(dir);
+    assert_eq!(code, 14, "{status}");
+    assert_eq!(status["changes"]["changed"]["examples"][0], "pkg/blob.py");
+    // And init does not answer from the last build: the symbol appears.
+    init_json(dir, &["--enrich", "off"]);
+    assert!(graph(dir)["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .any(|n| n["id"] == "pkg/blob.py::hidden"));
+}

@@ -18,6 +18,18 @@ const EXAMPLES: usize = 5;
 /// The status of a repository where nothing was built yet.
 pub const NOT_BUILT: &str = "not_built";
 
+/// Size and modification time (ns since the epoch) of `path`.
+pub fn stamp(path: &Path) -> Option<(u64, u128)> {
+    let meta = std::fs::metadata(path).ok()?;
+    let modified = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    Some((meta.len(), modified))
+}
+
 /// Hash of the layers config, `None` when there is none.
 pub fn config_hash(store: &Store) -> Option<String> {
     std::fs::read(store.path(CONFIG_FILE))
@@ -89,7 +101,14 @@ fn compare(
                     changed.push(file.rel.clone());
                 }
             }
-            None if state.skipped.binary_search(&file.rel).is_ok() => {}
+            None if state.skipped.binary_search(&file.rel).is_ok() => {
+                // Skipped, so not hashed: its size and time tell whether it changed.
+                if let Some(before) = state.skipped_stamps.get(&file.rel) {
+                    if stamp(&file.abs).as_ref() != Some(before) {
+                        changed.push(file.rel.clone());
+                    }
+                }
+            }
             None => added.push(file.rel.clone()),
         }
     }

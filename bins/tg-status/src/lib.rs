@@ -34,6 +34,10 @@ pub struct SavedState {
     /// Files the build saw and skipped (binary, too large, unreadable): known, not hashed.
     #[serde(default)]
     pub skipped: Vec<String>,
+    /// Size and modification time (ns) of each skipped file: one that changes (a huge file cut
+    /// down, a binary replaced by source) makes the state stale. Not hashed: they may be huge.
+    #[serde(default)]
+    pub skipped_stamps: BTreeMap<String, (u64, u128)>,
     /// Content hash of `.tldrgraph/layers.config.yaml` when the state was computed.
     #[serde(default)]
     pub config_hash: Option<String>,
@@ -139,10 +143,15 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
     };
     skipped.sort();
     skipped.dedup();
+    let skipped_stamps = skipped
+        .iter()
+        .filter_map(|f| fresh::stamp(&store.root().join(f)).map(|s| (f.clone(), s)))
+        .collect();
     let state = SavedState {
         payload: payload.clone(),
         files,
         skipped,
+        skipped_stamps,
         config_hash: fresh::config_hash(store),
         decisions_hash: fresh::decisions_hash(store),
     };
