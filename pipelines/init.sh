@@ -11,7 +11,7 @@ bin="${TLDRGRAPH_BIN:-}"
 "${bin}tldrgraph" contract "$root"
 # Flags for tg-plan (`--yes`, `--batch N`, `--limit N`, `--enrich off`) follow the repository;
 # tg-enrich reads the batch size from the approval `--yes` records and gets `--enrich off` too.
-# (`tldrgraph init` also applies a dropped .tldrgraph/enrichment_response.* first.)
+# A dropped .tldrgraph/enrichment_response.* is applied first, as `tldrgraph init` does.
 shift || true
 enrich=()
 prev=""
@@ -19,6 +19,14 @@ for arg in "$@"; do
   if [ "$prev" = "--enrich" ]; then enrich=(--enrich "$arg"); fi
   case "$arg" in --enrich=*) enrich=("$arg") ;; esac
   prev="$arg"
+done
+# An answer the agent dropped for the next run is applied first, then renamed (as init does).
+for ext in json ndjson yaml yml; do
+  response="$root/.tldrgraph/enrichment_response.$ext"
+  if [ -f "$response" ]; then
+    "${bin}tg-enrich" --root "$root" --apply "$response" > /dev/null
+    mv -f "$response" "$root/.tldrgraph/enrichment_response.applied.$ext"
+  fi
 done
 "${bin}tg-extract" --root "$root" "$root" \
   | "${bin}tg-classify" --root "$root" \

@@ -57,6 +57,8 @@ TLDRGRAPH_MAKE := $(TLDRGRAPH_DIR)/make
 TLDRGRAPH_CONFIG := $(wildcard $(TLDRGRAPH_DIR)/layers.config.yaml)
 TLDRGRAPH_APPROVAL := $(wildcard $(TLDRGRAPH_DIR)/approval.json)
 TLDRGRAPH_INTENTS := $(wildcard $(TLDRGRAPH_DIR)/intents.ndjson)
+# Answers the agent dropped for the next run; the enrich stage applies and renames them.
+TLDRGRAPH_RESPONSES := $(wildcard $(foreach e,json ndjson yaml yml,$(TLDRGRAPH_DIR)/enrichment_response.$(e)))
 TLDRGRAPH_EXES := $(foreach b,tg-extract tg-classify tg-plan tg-enrich tg-embed tg-status tldrgraph,$(shell command -v $(TLDRGRAPH_BIN)$(b) 2>/dev/null))
 TLDRGRAPH_SUB := $(MAKE) --no-print-directory -f $(TLDRGRAPH_MK) TLDRGRAPH_ROOT=$(TLDRGRAPH_ROOT) TLDRGRAPH_BIN=$(TLDRGRAPH_BIN)
 
@@ -111,10 +113,14 @@ $(TLDRGRAPH_MAKE)/plan.stamp: $(TLDRGRAPH_MAKE)/classify.ndjson $(TLDRGRAPH_CONF
 	$(TLDRGRAPH_BIN)tg-plan -q --root $(TLDRGRAPH_ROOT) -i $(TLDRGRAPH_MAKE)/classify.ndjson -o $(TLDRGRAPH_MAKE)/plan.ndjson
 	@mv -f $@.new $@
 
-# Intents come from the agent (`tldrgraph enrich --apply`) or, with TLDRGRAPH_LLM_PROVIDER
-# set, from an LLM endpoint; a dropped enrichment_response.* is applied by `tldrgraph init`.
-$(TLDRGRAPH_MAKE)/enrich.stamp: $(TLDRGRAPH_MAKE)/plan.ndjson $(TLDRGRAPH_APPROVAL) $(TLDRGRAPH_INTENTS) $(TLDRGRAPH_MAKE)/config.state $(TLDRGRAPH_EXES)
+# Intents come from the agent (`tldrgraph enrich --apply`, or an enrichment_response.* dropped in
+# .tldrgraph/, applied here and renamed) or, with TLDRGRAPH_LLM_PROVIDER set, an LLM endpoint.
+$(TLDRGRAPH_MAKE)/enrich.stamp: $(TLDRGRAPH_MAKE)/plan.ndjson $(TLDRGRAPH_APPROVAL) $(TLDRGRAPH_INTENTS) $(TLDRGRAPH_RESPONSES) $(TLDRGRAPH_MAKE)/config.state $(TLDRGRAPH_EXES)
 	@touch $@.new
+	@for f in $(TLDRGRAPH_RESPONSES); do \
+	  $(TLDRGRAPH_BIN)tg-enrich -q --root $(TLDRGRAPH_ROOT) --apply $$f > /dev/null && \
+	  mv -f $$f $$(echo $$f | sed 's/enrichment_response\./enrichment_response.applied./'); \
+	done
 	$(TLDRGRAPH_BIN)tg-enrich -q --root $(TLDRGRAPH_ROOT) -i $(TLDRGRAPH_MAKE)/plan.ndjson -o $(TLDRGRAPH_MAKE)/enrich.ndjson
 	@mv -f $@.new $@
 

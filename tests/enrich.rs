@@ -534,3 +534,42 @@ fn failures_timeouts_and_the_spend_cap_leave_symbols_for_the_next_run() {
     assert_eq!(intents(dir).len(), 4);
     assert_eq!(files_containing(dir, KEY), Vec::<String>::new());
 }
+
+#[test]
+fn init_sh_applies_a_dropped_answer_too() {
+    let repo = configured();
+    let dir = repo.path();
+    let (batch, _) = init_json(dir, &["--yes"]);
+    let answer: Vec<Value> = ids(&batch)
+        .iter()
+        .map(|id| serde_json::json!({"id": id, "intent": test_intent(id)}))
+        .collect();
+    fs::write(
+        dir.join(".tldrgraph/enrichment_response.json"),
+        serde_json::to_string(&answer).expect("json"),
+    )
+    .expect("write");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../pipelines/init.sh");
+    let bin_dir = stage("tldrgraph")
+        .parent()
+        .expect("target dir")
+        .display()
+        .to_string();
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(dir)
+        .env("TLDRGRAPH_BIN", format!("{bin_dir}/"))
+        .output()
+        .expect("init.sh");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let state: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(state["status"], "done", "{state}");
+    assert!(dir
+        .join(".tldrgraph/enrichment_response.applied.json")
+        .exists());
+    assert_eq!(intents(dir).len(), 4);
+}

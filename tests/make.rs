@@ -367,3 +367,38 @@ fn make_recovers_a_deleted_stream_and_tracks_the_config_and_leaves_the_default_g
     );
     assert_eq!(project.state()["status"], "needs_layers");
 }
+
+#[test]
+fn make_applies_a_dropped_answer_and_then_has_nothing_left_to_do() {
+    let project = Project::new();
+    let dir = project.dir();
+    fs::create_dir_all(dir.join(".tldrgraph")).expect("mkdir");
+    fs::copy(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/layers/python.layers.config.yaml"),
+        dir.join(".tldrgraph/layers.config.yaml"),
+    )
+    .expect("config");
+    // The approval comes from `tldrgraph init --yes`, the user's word; make never approves.
+    let (asked, _) = init_json(dir, &["--yes"]);
+    assert_eq!(asked["status"], "needs_enrichment");
+    project.build();
+    let ids: Vec<String> = asked["batch"]
+        .as_array()
+        .expect("batch")
+        .iter()
+        .map(|i| i["id"].as_str().expect("id").to_string())
+        .collect();
+    let answer = ids
+        .iter()
+        .map(|id| format!("{{\"id\":\"{id}\",\"intent\":\"Does {id}.\"}}\n"))
+        .collect::<String>();
+    fs::write(dir.join(".tldrgraph/enrichment_response.ndjson"), answer).expect("write");
+    project.build();
+    assert!(dir
+        .join(".tldrgraph/enrichment_response.applied.ndjson")
+        .exists());
+    // The stored intents feed classify and plan: one more build settles, then nothing runs.
+    project.build();
+    assert_eq!(project.state()["status"], "done");
+    assert_eq!(project.build(), Vec::<String>::new());
+}
