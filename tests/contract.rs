@@ -561,6 +561,9 @@ fn a_repeated_init_with_nothing_changed_answers_from_the_last_build() {
     let (yes, said) = verbose(&["--yes"]);
     assert_eq!(yes["status"], "needs_enrichment");
     assert!(said.contains("tg-plan:"), "{said}");
+    // `--yes` always runs: with a `--limit` each such run approves more.
+    let (_, said) = verbose(&["--yes"]);
+    assert!(said.contains("tg-plan:"), "{said}");
     let (_, said) = verbose(&[]);
     assert!(
         said.contains("tg-plan:"),

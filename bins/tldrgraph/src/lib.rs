@@ -337,7 +337,7 @@ fn init(args: &InitArgs) -> i32 {
         })
         .collect();
     let key = shortcut::key(&stages);
-    if !response_waiting && shortcut::same_key(&store, &key) {
+    if !response_waiting && shortcut::may_answer(args) && shortcut::same_key(&store, &key) {
         if let Some(payload) = status_exe.and_then(|exe| last_build_if_current(&root, exe)) {
             if !json || args.verbose {
                 eprintln!("tldrgraph: nothing changed since the last build; its state:");

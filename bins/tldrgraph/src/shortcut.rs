@@ -6,7 +6,8 @@
 //! config, the approval and the stored intents with the content hashes the last build saw (what
 //! `tldrgraph status` checks); graph.json still there; and a last state that a rerun could not
 //! move on: not an error, not `needs_embeddings` (an endpoint may be back), not
-//! `needs_enrichment` with LLM failures to retry.
+//! `needs_enrichment` with LLM failures to retry. Never with `--yes` or an LLM provider: those
+//! runs make progress by themselves ([`may_answer`]).
 
 use crate::pipeline::Stage;
 use serde_json::Value;
@@ -61,6 +62,18 @@ pub fn key(stages: &[Stage]) -> String {
         .unwrap_or_else(|e| format!("missing: {e}"));
     hasher.update(model.as_bytes());
     hasher.finish()
+}
+
+/// Whether a run with these flags could only repeat the last one. `--yes` records approval (a
+/// `--limit` run approves the next symbols each time) and an LLM provider writes intents as it
+/// goes (and is capped per run), so such runs make progress even when nothing else changed.
+pub fn may_answer(args: &crate::cli::InitArgs) -> bool {
+    let agent = |name: &str| matches!(name.trim().to_ascii_lowercase().as_str(), "" | "agent");
+    let provider_is_agent = match args.provider {
+        Some(provider) => provider == crate::cli::Provider::Agent,
+        None => std::env::var("TLDRGRAPH_LLM_PROVIDER").map_or(true, |v| agent(&v)),
+    };
+    !args.yes && provider_is_agent
 }
 
 /// Artifacts a shortcut answers for: each must be as the last run left it (size and time).
