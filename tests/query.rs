@@ -132,6 +132,24 @@ fn query_answers_with_flows_a_context_pack_and_json() {
     let web_results = web["results"].as_array().expect("results");
     assert!(!web_results.is_empty(), "{web}");
     assert!(web_results.iter().all(|r| r["layer"] == "Web"), "{web}");
+    // A budget too large to count in characters is all the context there is, not a crash.
+    let (huge, _) = json_payload(&tldrgraph(
+        dir,
+        &[
+            "query",
+            "fetch a url",
+            "--budget",
+            "18446744073709551615",
+            "--json",
+        ],
+    ));
+    assert!(
+        huge["context"]["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("pkg/api.py::get"),
+        "{huge}"
+    );
     let bad = tldrgraph(dir, &["query", "x", "--layer", "nope"]);
     assert_eq!(bad.status.code(), Some(64));
     // Read-only.

@@ -297,5 +297,7 @@ mod tests {
             .unwrap_err()
             .contains("2 vectors for 3 texts"));
         assert!(parse("{oops", 1).unwrap_err().contains("malformed"));
+        let twice = r#"{"data":[{"index":0,"embedding":[1,0]},{"index":0,"embedding":[0,1]}]}"#;
+        assert!(parse(twice, 2).unwrap_err().contains("not each text once"));
     }
 }
