@@ -235,6 +235,10 @@ fn without_the_model_the_state_says_so_and_search_is_lexical() {
         "{state}"
     );
     assert_eq!(state["symbols_count"], 26);
+    assert_eq!(
+        (&state["embedded_count"], &state["missing_count"]),
+        (&Value::from(0), &Value::from(26))
+    );
     assert!(
         state["reason"]
             .as_str()

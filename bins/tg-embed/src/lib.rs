@@ -323,6 +323,8 @@ fn postings(texts: &[String]) -> Postings {
 pub fn run(cli: &Cli) -> Result<(), Failure> {
     let (_, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
     let chosen = choose(cli)?;
+    // The default model could not be had: installing it is the way on.
+    let model_missing = matches!(chosen, Some(Err(_)));
     let timings = std::env::var_os("TG_TIMINGS").is_some();
     let started = std::time::Instant::now();
     let phase = |name: &str| {
@@ -579,15 +581,15 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     phase("written");
     let symbols_count = embeddable.len() as u64;
     if let Some(reason) = &problem {
-        let next_action = if reason.contains("not installed") {
+        let next_action = if model_missing {
             "Install the embedding model with `make model` (from the tldrgraph checkout), or run `tldrgraph init --json --embeddings off` for lexical search only".to_string()
         } else {
             "Check the embeddings endpoint, then run `tldrgraph init --json` again; or `--embeddings off` for lexical search only".to_string()
         };
         let payload = NeedsEmbeddings {
             symbols_count,
-            embedded_count: 0,
-            missing_count: symbols_count,
+            embedded_count: u64::from(rows),
+            missing_count: symbols_count.saturating_sub(u64::from(rows)),
             reason: reason.clone(),
             next_action,
         };
