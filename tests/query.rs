@@ -454,20 +454,23 @@ fn an_http_embeddings_endpoint_is_batched_retried_and_used_for_queries() {
     assert_eq!(server.received().len(), 3);
 
     // The endpoint gone: needs_embeddings, and the lexical index still answers.
-    let gone = Command::new(stage("tldrgraph"))
-        .args([
-            "init",
-            "--json",
-            "--enrich",
-            "off",
-            "--embeddings",
-            "ollama",
-        ])
-        .current_dir(dir)
-        .env("TLDRGRAPH_EMBED_BASE_URL", "http://127.0.0.1:9/v1")
-        .env("TLDRGRAPH_EMBED_BACKOFF_MS", "1")
-        .output()
-        .expect("run");
+    let unreachable = || {
+        Command::new(stage("tldrgraph"))
+            .args([
+                "init",
+                "--json",
+                "--enrich",
+                "off",
+                "--embeddings",
+                "ollama",
+            ])
+            .current_dir(dir)
+            .env("TLDRGRAPH_EMBED_BASE_URL", "http://127.0.0.1:9/v1")
+            .env("TLDRGRAPH_EMBED_BACKOFF_MS", "1")
+            .output()
+            .expect("run")
+    };
+    let gone = unreachable();
     let (state, _) = json_payload(&gone);
     assert_eq!(state["status"], "needs_embeddings", "{state}");
     assert!(
@@ -478,20 +481,7 @@ fn an_http_embeddings_endpoint_is_batched_retried_and_used_for_queries() {
         "{state}"
     );
     // The same again still tries (an incomplete build is never reused as is)...
-    let again = Command::new(stage("tldrgraph"))
-        .args([
-            "init",
-            "--json",
-            "--enrich",
-            "off",
-            "--embeddings",
-            "ollama",
-        ])
-        .current_dir(dir)
-        .env("TLDRGRAPH_EMBED_BASE_URL", "http://127.0.0.1:9/v1")
-        .env("TLDRGRAPH_EMBED_BACKOFF_MS", "1")
-        .output()
-        .expect("run");
+    let again = unreachable();
     assert_eq!(json_payload(&again).0["status"], "needs_embeddings");
     // ...and once the endpoint is back, the build completes.
     let back = with_env(&[

@@ -8,6 +8,7 @@ pub mod contract;
 pub mod embed;
 pub mod exit;
 pub mod hash;
+pub mod http;
 pub mod intents;
 pub mod lang;
 pub mod layers;

@@ -148,6 +148,18 @@ fn keep_permissions(tmp: &File, target: &Path) -> io::Result<()> {
     tmp.set_permissions(permissions)
 }
 
+/// Size and modification time (ns since the epoch) of `path`.
+pub fn stamp(path: &Path) -> Option<(u64, u128)> {
+    let meta = std::fs::metadata(path).ok()?;
+    let modified = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    Some((meta.len(), modified))
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
 /// killed run leaves either the old or the new content, never a mix.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {

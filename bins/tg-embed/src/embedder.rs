@@ -1,10 +1,12 @@
 //! The embedders: the static model in-process, or an OpenAI-compatible `/v1/embeddings`
-//! endpoint (OpenAI, or Ollama's OpenAI API) over ureq with batching, timeouts and retries.
+//! endpoint (OpenAI, or Ollama's OpenAI API) in batches, through [`tg_shared::http`] (timeouts
+//! and retries).
 //! tg-query uses the same code to embed a query, so index and query vectors always match.
 
 use serde_json::{json, Value};
 use std::time::Duration;
 use tg_shared::embed::{self, StaticModel};
+use tg_shared::http::{env, snippet, Endpoint};
 
 pub const ENV_MODE: &str = "TLDRGRAPH_EMBEDDINGS";
 pub const ENV_BASE_URL: &str = "TLDRGRAPH_EMBED_BASE_URL";
@@ -20,30 +22,12 @@ const OLLAMA_URL: &str = "http://127.0.0.1:11434/v1";
 const OLLAMA_MODEL: &str = "nomic-embed-text";
 
 /// An HTTP embeddings endpoint.
-#[derive(Clone)]
+#[derive(Debug)]
 pub struct HttpEmbedder {
     pub service: Service,
-    pub base_url: String,
+    pub endpoint: Endpoint,
     pub model: String,
-    api_key: Option<String>,
-    pub timeout: Duration,
-    pub retries: u32,
     pub batch: usize,
-    backoff: Duration,
-}
-
-impl std::fmt::Debug for HttpEmbedder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpEmbedder")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
-            .finish()
-    }
-}
-
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
 /// Which HTTP service.
@@ -65,37 +49,33 @@ impl HttpEmbedder {
             Service::Openai => (OPENAI_URL, OPENAI_MODEL),
             Service::Ollama => (OLLAMA_URL, OLLAMA_MODEL),
         };
-        let base_url = env(ENV_BASE_URL)
-            .unwrap_or_else(|| url.to_string())
-            .trim_end_matches('/')
-            .to_string();
-        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
-            return Err(format!("{ENV_BASE_URL}={base_url}: not an http(s) URL"));
-        }
+        let base_url = env(ENV_BASE_URL).unwrap_or_else(|| url.to_string());
         // OPENAI_API_KEY is OpenAI's: it never goes to an Ollama endpoint.
         let api_key = env(ENV_API_KEY).or_else(|| {
             (service == Service::Openai)
                 .then(|| env(ENV_OPENAI_KEY))
                 .flatten()
         });
-        if service == Service::Openai && api_key.is_none() && base_url == OPENAI_URL {
+        if service == Service::Openai
+            && api_key.is_none()
+            && base_url.trim_end_matches('/') == OPENAI_URL
+        {
             return Err(format!(
                 "the openai embeddings provider needs a key: export {ENV_API_KEY} or {ENV_OPENAI_KEY}"
             ));
         }
+        let backoff = Duration::from_millis(
+            env(ENV_BACKOFF_MS)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(500),
+        );
+        let endpoint = Endpoint::new(&base_url, api_key, timeout, retries, backoff)
+            .map_err(|e| format!("{ENV_BASE_URL}: {e}"))?;
         Ok(HttpEmbedder {
             service,
-            base_url,
+            endpoint,
             model: env(ENV_MODEL).unwrap_or_else(|| model.to_string()),
-            api_key,
-            timeout,
-            retries,
             batch: batch.max(1),
-            backoff: Duration::from_millis(
-                env(ENV_BACKOFF_MS)
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(500),
-            ),
         })
     }
 
@@ -105,68 +85,21 @@ impl HttpEmbedder {
             Service::Openai => "openai",
             Service::Ollama => "ollama",
         };
-        format!("http:{service}:{}:{}", self.base_url, self.model)
-    }
-
-    /// `text` with the key replaced, for anything printed.
-    pub fn redact(&self, text: &str) -> String {
-        match &self.api_key {
-            Some(key) if !key.is_empty() => text.replace(key.as_str(), "[redacted]"),
-            _ => text.to_string(),
-        }
+        format!("http:{service}:{}:{}", self.endpoint.base_url, self.model)
     }
 
     /// Embeds `texts` in batches; unit vectors in order, or why not.
     pub fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, String> {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(self.timeout))
-            .http_status_as_error(false)
-            .build()
-            .new_agent();
         let mut out = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(self.batch) {
-            let vectors = self.request(&agent, chunk).map_err(|e| self.redact(&e))?;
-            out.extend(vectors);
+            let body = json!({"model": self.model, "input": chunk});
+            let text = self
+                .endpoint
+                .post_json("embeddings", &body, &mut |_| Ok(()))?;
+            // A body echoing the request may carry the key: the message must not.
+            out.extend(parse(&text, chunk.len()).map_err(|e| self.endpoint.redact(&e))?);
         }
         Ok(out)
-    }
-
-    fn request(&self, agent: &ureq::Agent, texts: &[String]) -> Result<Vec<Vec<f32>>, String> {
-        let url = format!("{}/embeddings", self.base_url);
-        let body = json!({"model": self.model, "input": texts});
-        let mut last = String::new();
-        for attempt in 0..=self.retries {
-            let mut request = agent.post(&url).header("Content-Type", "application/json");
-            if let Some(key) = &self.api_key {
-                request = request.header("Authorization", format!("Bearer {key}"));
-            }
-            match request.send_json(&body) {
-                Ok(mut response) => {
-                    let status = response.status().as_u16();
-                    let text = response.body_mut().read_to_string().unwrap_or_default();
-                    if status == 200 {
-                        return parse(&text, texts.len());
-                    }
-                    last = format!("HTTP {status}: {}", snippet(&text));
-                    if status != 429 && status < 500 {
-                        return Err(last);
-                    }
-                }
-                Err(ureq::Error::Timeout(what)) => {
-                    last = format!("timed out ({what}) after {}s", self.timeout.as_secs())
-                }
-                Err(ureq::Error::Io(err)) => last = format!("connection failed: {err}"),
-                Err(ureq::Error::ConnectionFailed) => last = "connection failed".into(),
-                Err(err) => return Err(format!("request failed: {err}")),
-            }
-            if attempt < self.retries {
-                std::thread::sleep(self.backoff.saturating_mul(1 << attempt.min(6)));
-            }
-        }
-        Err(format!(
-            "{url}: gave up after {} attempts: {last}",
-            self.retries + 1
-        ))
     }
 }
 
@@ -202,15 +135,6 @@ fn parse(text: &str, expected: usize) -> Result<Vec<Vec<f32>>, String> {
         return Err("embeddings of different or zero lengths".into());
     }
     Ok(rows.into_iter().map(|(_, v)| v).collect())
-}
-
-fn snippet(text: &str) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .take(200)
-        .collect()
 }
 
 /// The embedder in use.

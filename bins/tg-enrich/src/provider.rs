@@ -1,6 +1,6 @@
 //! LLM endpoint mode: OpenAI-compatible chat completions (OpenAI, or a local Ollama through its
-//! `/v1` API) over ureq, with bounded concurrency, timeouts, retries with backoff on 429, 5xx and
-//! timeouts, and a spend cap. Each intent is stored the moment it arrives, so an interrupted run
+//! `/v1` API) through [`tg_shared::http`] (timeouts, retries with backoff on 429, 5xx and
+//! timeouts), with bounded concurrency and a spend cap. Each intent is stored the moment it arrives, so an interrupted run
 //! loses nothing already paid for. The API key is sent in a header and nowhere else: every
 //! message that could carry text from the server is scrubbed of it.
 
@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 use tg_shared::exit;
+use tg_shared::http::{env, snippet, Endpoint};
 use tg_shared::intents::{IntentStore, StoredIntent, SOURCE_LLM};
 use tg_shared::stage::Failure;
 
@@ -29,35 +30,13 @@ const OPENAI_URL: &str = "https://api.openai.com/v1";
 const OPENAI_MODEL: &str = "gpt-4o-mini";
 const OLLAMA_URL: &str = "http://127.0.0.1:11434/v1";
 const OLLAMA_MODEL: &str = "llama3.2";
-/// The longest wait a `Retry-After` header may impose.
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
-
-#[derive(Clone)]
+#[derive(Debug)]
 pub struct ProviderConfig {
     pub kind: Provider,
-    pub base_url: String,
+    pub endpoint: Endpoint,
     pub model: String,
-    api_key: Option<String>,
-    pub timeout: Duration,
-    pub retries: u32,
     pub concurrency: usize,
     pub max_requests: u64,
-    pub backoff: Duration,
-}
-
-// Never print the key, even in a debug dump.
-impl std::fmt::Debug for ProviderConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ProviderConfig")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
-            .finish()
-    }
-}
-
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
 impl ProviderConfig {
@@ -86,16 +65,7 @@ impl ProviderConfig {
             Provider::Openai => (OPENAI_URL, OPENAI_MODEL),
             Provider::Ollama => (OLLAMA_URL, OLLAMA_MODEL),
         };
-        let base_url = env(ENV_BASE_URL)
-            .unwrap_or_else(|| default_url.to_string())
-            .trim_end_matches('/')
-            .to_string();
-        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
-            return Err(Failure::new(
-                exit::USAGE,
-                format!("{ENV_BASE_URL}={base_url}: not an http(s) URL"),
-            ));
-        }
+        let base_url = env(ENV_BASE_URL).unwrap_or_else(|| default_url.to_string());
         // OPENAI_API_KEY is OpenAI's: it never goes to an Ollama endpoint.
         let api_key = env(ENV_API_KEY).or_else(|| {
             (kind == Provider::Openai)
@@ -105,25 +75,26 @@ impl ProviderConfig {
         let backoff_ms = env(ENV_BACKOFF_MS)
             .and_then(|v| v.parse::<u64>().ok())
             .unwrap_or(500);
+        let endpoint = Endpoint::new(
+            &base_url,
+            api_key,
+            Duration::from_secs(cli.timeout.max(1)),
+            cli.retries,
+            Duration::from_millis(backoff_ms),
+        )
+        .map_err(|e| Failure::new(exit::USAGE, format!("{ENV_BASE_URL}: {e}")))?;
         Ok(Some(ProviderConfig {
             kind,
-            base_url,
+            endpoint,
             model: env(ENV_MODEL).unwrap_or_else(|| default_model.to_string()),
-            api_key,
-            timeout: Duration::from_secs(cli.timeout.max(1)),
-            retries: cli.retries,
             concurrency: usize::try_from(cli.concurrency).unwrap_or(4).max(1),
             max_requests: cli.max_requests,
-            backoff: Duration::from_millis(backoff_ms),
         }))
     }
 
     /// `text` with the key (if any) replaced, for anything printed or stored.
     pub fn redact(&self, text: &str) -> String {
-        match &self.api_key {
-            Some(key) if !key.is_empty() => text.replace(key.as_str(), "[redacted]"),
-            _ => text.to_string(),
-        }
+        self.endpoint.redact(text)
     }
 }
 
@@ -183,7 +154,9 @@ pub fn enrich(
         return Ok(report);
     }
     // Checked only when there is something to send: a run with nothing pending needs no key.
-    if config.kind == Provider::Openai && config.api_key.is_none() && config.base_url == OPENAI_URL
+    if config.kind == Provider::Openai
+        && !config.endpoint.has_key()
+        && config.endpoint.base_url == OPENAI_URL
     {
         return Err(Failure::new(
             exit::USAGE,
@@ -193,12 +166,6 @@ pub fn enrich(
             "export {ENV_API_KEY} (or {ENV_OPENAI_KEY}), or point {ENV_BASE_URL} at a keyless endpoint"
         )));
     }
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(config.timeout))
-        .http_status_as_error(false)
-        .user_agent(concat!("tldrgraph/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .new_agent();
     let workers = config.concurrency.min(jobs.len());
     let queue = Mutex::new(jobs.into_iter().collect::<VecDeque<Job>>());
     let sent = AtomicU64::new(0);
@@ -207,14 +174,14 @@ pub fn enrich(
     std::thread::scope(|scope| {
         for _ in 0..workers {
             let tx = tx.clone();
-            let (queue, sent, agent) = (&queue, &sent, &agent);
+            let (queue, sent) = (&queue, &sent);
             scope.spawn(move || loop {
                 let job = match queue.lock() {
                     Ok(mut queue) => queue.pop_front(),
                     Err(_) => None,
                 };
                 let Some(job) = job else { break };
-                let answer = ask(agent, config, &job, sent);
+                let answer = ask(config, &job, sent);
                 if tx.send((job, answer)).is_err() {
                     break;
                 }
@@ -267,13 +234,7 @@ pub fn enrich(
 }
 
 /// One symbol's intent, with retries; the reason when there is none.
-fn ask(
-    agent: &ureq::Agent,
-    config: &ProviderConfig,
-    job: &Job,
-    sent: &AtomicU64,
-) -> Result<String, String> {
-    let url = format!("{}/chat/completions", config.base_url);
+fn ask(config: &ProviderConfig, job: &Job, sent: &AtomicU64) -> Result<String, String> {
     let body = json!({
         "model": config.model,
         "temperature": 0,
@@ -283,61 +244,25 @@ fn ask(
             {"role": "user", "content": job.prompt},
         ],
     });
-    let mut last = String::new();
-    for attempt in 0..=config.retries {
-        if sent.fetch_add(1, Ordering::SeqCst) >= config.max_requests {
-            return Err(format!(
-                "not asked: the spend cap of {} requests (--max-requests) is reached{}",
-                config.max_requests,
-                if last.is_empty() {
-                    String::new()
-                } else {
-                    format!("; last error: {last}")
-                }
-            ));
+    // The spend cap counts every attempt, retries included.
+    let mut within_cap = |last: &str| {
+        if sent.fetch_add(1, Ordering::SeqCst) < config.max_requests {
+            return Ok(());
         }
-        let mut request = agent.post(&url).header("Content-Type", "application/json");
-        if let Some(key) = &config.api_key {
-            request = request.header("Authorization", format!("Bearer {key}"));
-        }
-        let mut wait = config.backoff.saturating_mul(1 << attempt.min(6));
-        match request.send_json(&body) {
-            Ok(mut response) => {
-                let status = response.status().as_u16();
-                let retry_after = response
-                    .headers()
-                    .get("retry-after")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.trim().parse::<u64>().ok())
-                    .map(|s| Duration::from_secs(s).min(MAX_RETRY_AFTER));
-                let text = response.body_mut().read_to_string().unwrap_or_default();
-                if status == 200 {
-                    return parse_completion(&text);
-                }
-                last = format!("HTTP {status}: {}", snippet(&text));
-                if status != 429 && status < 500 {
-                    return Err(last);
-                }
-                if let Some(after) = retry_after {
-                    wait = after;
-                }
+        Err(format!(
+            "not asked: the spend cap of {} requests (--max-requests) is reached{}",
+            config.max_requests,
+            if last.is_empty() {
+                String::new()
+            } else {
+                format!("; last error: {last}")
             }
-            Err(ureq::Error::Timeout(what)) => {
-                last = format!("timed out ({what}) after {}s", config.timeout.as_secs());
-            }
-            Err(ureq::Error::Io(err)) => last = format!("connection failed: {err}"),
-            Err(ureq::Error::ConnectionFailed) => last = "connection failed".to_string(),
-            Err(ureq::Error::HostNotFound) => return Err("host not found".to_string()),
-            Err(err) => return Err(format!("request failed: {err}")),
-        }
-        if attempt < config.retries {
-            std::thread::sleep(wait);
-        }
-    }
-    Err(format!(
-        "gave up after {} attempts: {last}",
-        config.retries + 1
-    ))
+        ))
+    };
+    let text = config
+        .endpoint
+        .post_json("chat/completions", &body, &mut within_cap)?;
+    parse_completion(&text)
 }
 
 /// The intent in a chat-completions response body.
@@ -348,12 +273,6 @@ fn parse_completion(text: &str) -> Result<String, String> {
         .as_str()
         .ok_or_else(|| format!("no choices[0].message.content in {}", snippet(text)))?;
     prompt::clean_answer(content).ok_or_else(|| "an empty completion".to_string())
-}
-
-/// At most 200 characters of a body, on one line.
-fn snippet(text: &str) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    flat.chars().take(200).collect()
 }
 
 #[cfg(test)]

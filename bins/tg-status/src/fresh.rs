@@ -9,7 +9,7 @@ use tg_shared::exit;
 use tg_shared::hash::content_hash;
 use tg_shared::layers::CONFIG_FILE;
 use tg_shared::stage::Failure;
-use tg_shared::store::Store;
+use tg_shared::store::{self, Store};
 use tg_shared::walk;
 
 /// Paths of each kind of change listed in the payload (all are counted).
@@ -17,18 +17,6 @@ const EXAMPLES: usize = 5;
 
 /// The status of a repository where nothing was built yet.
 pub const NOT_BUILT: &str = "not_built";
-
-/// Size and modification time (ns since the epoch) of `path`.
-pub fn stamp(path: &Path) -> Option<(u64, u128)> {
-    let meta = std::fs::metadata(path).ok()?;
-    let modified = meta
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .as_nanos();
-    Some((meta.len(), modified))
-}
 
 /// Hash of the layers config, `None` when there is none.
 pub fn config_hash(store: &Store) -> Option<String> {
@@ -104,7 +92,7 @@ fn compare(
             None if state.skipped.binary_search(&file.rel).is_ok() => {
                 // Skipped, so not hashed: its size and time tell whether it changed.
                 if let Some(before) = state.skipped_stamps.get(&file.rel) {
-                    if stamp(&file.abs).as_ref() != Some(before) {
+                    if store::stamp(&file.abs).as_ref() != Some(before) {
                         changed.push(file.rel.clone());
                     }
                 }

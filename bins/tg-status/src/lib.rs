@@ -145,7 +145,7 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
     skipped.dedup();
     let skipped_stamps = skipped
         .iter()
-        .filter_map(|f| fresh::stamp(&store.root().join(f)).map(|s| (f.clone(), s)))
+        .filter_map(|f| store::stamp(&store.root().join(f)).map(|s| (f.clone(), s)))
         .collect();
     let state = SavedState {
         payload: payload.clone(),

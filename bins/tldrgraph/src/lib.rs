@@ -168,6 +168,26 @@ fn repository(path: Option<&Path>) -> Result<PathBuf, Failure> {
     Ok(root)
 }
 
+/// The repository lock for a command that writes, without waiting: a run that holds it is
+/// reported (exit 75) and nothing is changed.
+fn take_lock(store: &Store) -> Result<tg_shared::store::StoreLock, Failure> {
+    match store.try_lock() {
+        Ok(Some(lock)) => Ok(lock),
+        Ok(None) => Err(Failure::new(
+            exit::LOCKED,
+            format!(
+                "another tldrgraph run holds {}; nothing was changed",
+                store.lock_path().display()
+            ),
+        )
+        .with_hint("wait for the other run to finish, then run the command again")),
+        Err(err) => Err(Failure::new(
+            exit::CANT_CREATE,
+            format!("cannot take {}: {err}", store.lock_path().display()),
+        )),
+    }
+}
+
 /// Each named stage's executable, or which one is missing.
 fn locate_stages(
     names: &[&'static str],
@@ -275,29 +295,9 @@ fn init(args: &InitArgs) -> i32 {
     };
     warn_unused_flags(args);
     let store = Store::at_root(&root);
-    let _lock = match store.try_lock() {
-        Ok(Some(lock)) => lock,
-        Ok(None) => {
-            return fail(
-                Failure::new(
-                    exit::LOCKED,
-                    format!(
-                        "another tldrgraph run holds {}; nothing was changed",
-                        store.lock_path().display()
-                    ),
-                ),
-                None,
-            )
-        }
-        Err(err) => {
-            return fail(
-                Failure::new(
-                    exit::CANT_CREATE,
-                    format!("cannot take {}: {err}", store.lock_path().display()),
-                ),
-                None,
-            )
-        }
+    let _lock = match take_lock(&store) {
+        Ok(lock) => lock,
+        Err(failure) => return fail(failure, None),
     };
     let contract_path = store.path(CONTRACT_FILE);
     if let Err(err) = store::write_if_changed(&contract_path, AGENT_CONTRACT.as_bytes()) {
@@ -463,20 +463,9 @@ fn enrich_command(args: &EnrichArgs) -> i32 {
         Err((failure, stage)) => return fail(failure, stage),
     };
     let store = Store::at_root(&root);
-    let _lock = match store.try_lock() {
-        Ok(Some(lock)) => lock,
-        _ => {
-            return fail(
-                Failure::new(
-                    exit::LOCKED,
-                    format!(
-                        "another tldrgraph run holds {}; nothing was applied",
-                        store.lock_path().display()
-                    ),
-                ),
-                None,
-            )
-        }
+    let _lock = match take_lock(&store) {
+        Ok(lock) => lock,
+        Err(failure) => return fail(failure, None),
     };
     let stages: Vec<Stage> = located
         .into_iter()
@@ -732,12 +721,9 @@ fn approve_command(args: &ApproveArgs) -> i32 {
             ),
         });
     }
-    let _lock = match store.try_lock() {
-        Ok(Some(lock)) => lock,
-        _ => {
-            eprintln!("tldrgraph: error: another run holds the repository lock; try again");
-            return exit::LOCKED;
-        }
+    let _lock = match take_lock(&store) {
+        Ok(lock) => lock,
+        Err(failure) => return report(&failure),
     };
     match std::fs::remove_file(&path) {
         Ok(()) => print("approval revoked; the next `tldrgraph init` asks again"),

@@ -34,16 +34,7 @@ pub fn key(stages: &[Stage]) -> String {
     let mut hasher = Hasher::new();
     for stage in stages {
         hasher.update(stage.name.as_bytes()).update(b"\0");
-        if let Ok(meta) = std::fs::metadata(&stage.exe) {
-            let modified = meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            hasher
-                .update(&meta.len().to_le_bytes())
-                .update(&modified.to_le_bytes());
-        }
+        hasher.update(stamp(&stage.exe).unwrap_or_default().as_bytes());
         for arg in &stage.args {
             hasher
                 .update(arg.to_string_lossy().as_bytes())
@@ -58,8 +49,9 @@ pub fn key(stages: &[Stage]) -> String {
             .update(value.as_bytes())
             .update(b"\0");
     }
-    let model = tg_shared::embed::model_id(&tg_shared::embed::model_path())
-        .unwrap_or_else(|e| format!("missing: {e}"));
+    // The model table by size and time: hashing its 47 MB on every run would cost more than
+    // the rest of the answer; a new table (`make model`) is a new file.
+    let model = stamp(&tg_shared::embed::model_path()).unwrap_or_else(|| "absent".into());
     hasher.update(model.as_bytes());
     hasher.finish()
 }
@@ -89,20 +81,18 @@ const ARTIFACTS: [&str; 5] = [
 fn record(store: &Store, key: &str) -> String {
     let mut text = format!("{key}\n");
     for name in ARTIFACTS {
-        let stamp = std::fs::metadata(store.path(name)).ok().map(|m| {
-            let modified = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            format!("{} {modified}", m.len())
-        });
+        let stamp = stamp(&store.path(name));
         text.push_str(&format!(
             "{name} {}\n",
             stamp.as_deref().unwrap_or("absent")
         ));
     }
     text
+}
+
+/// A file's size and modification time, as text.
+fn stamp(path: &Path) -> Option<String> {
+    store::stamp(path).map(|(size, modified)| format!("{size} {modified}"))
 }
 
 /// Whether the last successful run had this key and left the artifacts as they are now.
