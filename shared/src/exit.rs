@@ -18,6 +18,9 @@ pub const IO: i32 = 74;
 pub const UNAVAILABLE: i32 = 69;
 /// Another run holds the repository lock (`.tldrgraph/tldrgraph.lock`); try again later.
 pub const LOCKED: i32 = 75;
+/// Refused: the store or an input would lead outside the repository (a `.tldrgraph` that is a
+/// symlink, a link in it pointing elsewhere).
+pub const NO_PERM: i32 = 77;
 
 /// `tldrgraph status --exit-code`: one code per contract state, for scripts and Make.
 pub mod state {

@@ -27,6 +27,42 @@ pub fn snippet(text: &str) -> String {
         .collect()
 }
 
+/// Set to `1` (by `--allow-insecure-http`) to allow plain http to a host other than loopback.
+pub const ENV_ALLOW_INSECURE_HTTP: &str = "TLDRGRAPH_ALLOW_INSECURE_HTTP";
+
+/// Lets this process (and the stages it spawns) use plain http beyond loopback: what
+/// `--allow-insecure-http` does. Call before any thread starts.
+pub fn allow_insecure_http() {
+    std::env::set_var(ENV_ALLOW_INSECURE_HTTP, "1");
+}
+
+fn insecure_http_allowed() -> bool {
+    env(ENV_ALLOW_INSECURE_HTTP).is_some_and(|v| v == "1")
+}
+
+/// The host of `rest`, a URL after its scheme: `[::1]` keeps its brackets, userinfo is dropped.
+fn url_host(rest: &str) -> &str {
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit('@').next().unwrap_or(authority);
+    if host_port.starts_with('[') {
+        return host_port
+            .split(']')
+            .next()
+            .map_or(host_port, |h| &host_port[..h.len() + 1]);
+    }
+    host_port.split(':').next().unwrap_or(host_port)
+}
+
+/// Whether traffic to `host` never leaves this machine.
+fn is_loopback(host: &str) -> bool {
+    let host = host.to_ascii_lowercase();
+    if host == "localhost" || host.ends_with(".localhost") || host == "[::1]" {
+        return true;
+    }
+    host.parse::<std::net::Ipv4Addr>()
+        .is_ok_and(|ip| ip.is_loopback())
+}
+
 /// An endpoint: base URL, key, and how to retry.
 pub struct Endpoint {
     pub base_url: String,
@@ -60,6 +96,14 @@ impl Endpoint {
         let base_url = base_url.trim_end_matches('/').to_string();
         if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
             return Err(format!("{base_url}: not an http(s) URL"));
+        }
+        if let Some(rest) = base_url.strip_prefix("http://") {
+            let host = url_host(rest);
+            if !is_loopback(host) && !insecure_http_allowed() {
+                return Err(format!(
+                    "{base_url}: plain http to {host} would send the code and the key unencrypted; use https, a loopback address, or pass --allow-insecure-http (or set {ENV_ALLOW_INSECURE_HTTP}=1)"
+                ));
+            }
         }
         let agent = ureq::Agent::config_builder()
             .timeout_global(Some(timeout))
@@ -163,6 +207,35 @@ mod tests {
         assert_eq!(e.redact("bad key sk-1!"), "bad key [redacted]!");
         assert!(!format!("{e:?}").contains("sk-1"));
         assert!(Endpoint::new("ftp://x", None, secs, 0, secs).is_err());
+        for loopback in [
+            "http://localhost:11434",
+            "http://127.0.0.2/v1",
+            "http://[::1]:8080/v1",
+        ] {
+            assert!(
+                Endpoint::new(loopback, None, secs, 0, secs).is_ok(),
+                "{loopback}"
+            );
+        }
+        assert!(Endpoint::new("https://api.example.com/v1", None, secs, 0, secs).is_ok());
+        // Only loopback counts, however the URL dresses the host up.
+        for remote in [
+            "http://example.com/v1",
+            "http://127.0.0.1.evil.com/",
+            "http://127.0.0.1@10.0.0.5:80/",
+            "http://[::2]/",
+            "http://10.0.0.1:11434",
+        ] {
+            if insecure_http_allowed() {
+                break;
+            }
+            let err = Endpoint::new(remote, None, secs, 0, secs)
+                .err()
+                .unwrap_or_default();
+            assert!(err.contains("--allow-insecure-http"), "{remote}: {err}");
+        }
+        assert_eq!(url_host("user:pw@host.example:80/x"), "host.example");
+        assert_eq!(url_host("[::1]:80/x"), "[::1]");
         assert_eq!(snippet("a\n  b"), "a b");
     }
 }

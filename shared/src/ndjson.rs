@@ -35,11 +35,17 @@ pub struct Item {
     pub record: Option<Record>,
 }
 
+/// The longest line a reader accepts. The longest real record is a node whose signature and
+/// doc are capped by the extractor, well under a megabyte; a longer line is damage (or hostile),
+/// and reading it whole would let one line take all memory.
+pub const MAX_LINE_BYTES: usize = 16 << 20;
+
 /// Reads records one line at a time.
 pub struct RecordReader<R> {
     input: R,
     line: u64,
-    buf: String,
+    buf: Vec<u8>,
+    max_line: usize,
 }
 
 #[derive(Deserialize)]
@@ -50,34 +56,133 @@ struct TypeTag<'a> {
 
 impl<R: BufRead> RecordReader<R> {
     pub fn new(input: R) -> Self {
+        Self::with_max_line(input, MAX_LINE_BYTES)
+    }
+
+    /// A reader that rejects lines longer than `max_line` bytes (for tests of the bound).
+    pub fn with_max_line(input: R, max_line: usize) -> Self {
         RecordReader {
             input,
             line: 0,
-            buf: String::new(),
+            buf: Vec::new(),
+            max_line,
         }
+    }
+
+    /// Reads one line into `buf` (without its newline), never holding more than `max_line`
+    /// bytes: `Ok(false)` at end of input, an error for an over-long line (whose rest is skipped).
+    fn read_bounded_line(&mut self) -> Result<bool, NdjsonError> {
+        self.buf.clear();
+        let mut seen_any = false;
+        let mut too_long = false;
+        loop {
+            let chunk = match self.input.fill_buf() {
+                Ok(chunk) => chunk,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Err(err) => {
+                    return Err(NdjsonError {
+                        line: self.line,
+                        message: format!("cannot read input: {err}"),
+                    })
+                }
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            seen_any = true;
+            let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(at) => (at, true),
+                None => (chunk.len(), false),
+            };
+            if !too_long {
+                if self.buf.len() + take > self.max_line {
+                    too_long = true;
+                    self.buf = Vec::new();
+                } else {
+                    self.buf.extend_from_slice(&chunk[..take]);
+                }
+            }
+            self.input.consume(if done { take + 1 } else { take });
+            if done {
+                break;
+            }
+        }
+        if too_long {
+            return Err(NdjsonError {
+                line: self.line,
+                message: format!(
+                    "line longer than {} MiB: not a record this version writes (a damaged or hostile stream)",
+                    self.max_line >> 20
+                ),
+            });
+        }
+        Ok(seen_any)
     }
 
     /// The next non-blank line, or `None` at end of input.
     pub fn next_item(&mut self) -> Option<Result<Item, NdjsonError>> {
         loop {
-            self.buf.clear();
             self.line += 1;
-            match self.input.read_line(&mut self.buf) {
-                Ok(0) => return None,
-                Ok(_) => {}
+            match self.read_bounded_line() {
+                Ok(false) => return None,
+                Ok(true) => {}
+                Err(err) => return Some(Err(err)),
+            }
+            let bytes = self.buf.strip_suffix(b"\r").unwrap_or(&self.buf);
+            let text = match std::str::from_utf8(bytes) {
+                Ok(text) => text,
                 Err(err) => {
                     return Some(Err(NdjsonError {
                         line: self.line,
-                        message: format!("cannot read input: {err}"),
+                        message: format!("not UTF-8 ({err})"),
                     }))
                 }
-            }
-            let text = self.buf.trim_end_matches(['\n', '\r']);
+            };
             if text.trim().is_empty() {
                 continue;
             }
             return Some(parse_line(self.line, text));
         }
+    }
+}
+
+/// Reads a whole stream into memory for a stage that needs it twice (tg-embed fingerprints it
+/// before parsing), rejecting a line longer than [`MAX_LINE_BYTES`] as soon as it is seen rather
+/// than after buffering all of it.
+pub fn read_whole_stream(mut input: impl io::Read) -> Result<Vec<u8>, NdjsonError> {
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 1 << 20];
+    let (mut line, mut line_len) = (1u64, 0usize);
+    loop {
+        let n = match input.read(&mut chunk) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => n,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => {
+                return Err(NdjsonError {
+                    line,
+                    message: format!("cannot read input: {err}"),
+                })
+            }
+        };
+        for &byte in &chunk[..n] {
+            if byte == b'\n' {
+                line += 1;
+                line_len = 0;
+            } else {
+                line_len += 1;
+            }
+        }
+        if line_len > MAX_LINE_BYTES {
+            return Err(NdjsonError {
+                line,
+                message: format!(
+                    "line longer than {} MiB: not a record this version writes (a damaged or hostile stream)",
+                    MAX_LINE_BYTES >> 20
+                ),
+            });
+        }
+        bytes.extend_from_slice(&chunk[..n]);
     }
 }
 
@@ -222,6 +327,36 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.message.contains("major version 2"), "{}", err.message);
+    }
+
+    #[test]
+    fn an_over_long_line_is_an_error_without_holding_it_and_reading_goes_on() {
+        let long = format!("{{\"type\":\"future\",\"pad\":\"{}\"}}", "x".repeat(5000));
+        let text = format!("{long}\n{{\"type\":\"future\"}}\n");
+        // A small buffer so the line arrives in many chunks.
+        let input = io::BufReader::with_capacity(64, text.as_bytes());
+        let mut reader = RecordReader::with_max_line(input, 1024);
+        let err = reader.next_item().unwrap().unwrap_err();
+        assert_eq!(err.line, 1);
+        assert!(err.message.contains("line longer than"), "{}", err.message);
+        assert!(
+            reader.buf.capacity() <= 1024 + 64,
+            "{}",
+            reader.buf.capacity()
+        );
+        let next = reader.next_item().unwrap().unwrap();
+        assert_eq!((next.line, next.raw.as_str()), (2, "{\"type\":\"future\"}"));
+        assert!(reader.next_item().is_none());
+    }
+
+    #[test]
+    fn invalid_utf8_and_crlf_lines() {
+        let items: Vec<_> =
+            RecordReader::new(&b"{\"type\":\"future\"}\r\n\xff\xfe\n"[..]).collect();
+        assert_eq!(items[0].as_ref().unwrap().raw, "{\"type\":\"future\"}");
+        let err = items[1].as_ref().unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(err.message.starts_with("not UTF-8"), "{}", err.message);
     }
 
     #[test]

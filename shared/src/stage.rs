@@ -67,7 +67,9 @@ pub fn workspace(root: Option<&Path>) -> Result<(PathBuf, crate::store::Store), 
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::new(exit::IO, format!("cannot read the current directory: {e}")))?;
     let root = store::find_root(&cwd, root).map_err(|e| Failure::new(exit::NO_INPUT, e))?;
-    Ok((cwd, crate::store::Store::at_root(&root)))
+    let store =
+        crate::store::Store::open_checked(&root).map_err(|e| Failure::new(exit::NO_PERM, e))?;
+    Ok((cwd, store))
 }
 
 /// Ends a stage's process: exit 0, or the failure reported on stderr and its exit code. The one

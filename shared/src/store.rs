@@ -41,6 +41,56 @@ impl Store {
         }
     }
 
+    /// The store of the repository at `root`, refused when it would lead a run outside the
+    /// repository: `.tldrgraph` must be a real directory (or not exist yet), and a symlink in it
+    /// (or in `cache/`) must point inside the repository. Without this, a `.tldrgraph` linked to
+    /// `/etc` would have every artifact written there, and a linked config would be read from
+    /// anywhere.
+    pub fn open_checked(root: &Path) -> Result<Self, String> {
+        let store = Store::at_root(root);
+        let meta = match fs::symlink_metadata(&store.dir) {
+            Ok(meta) => meta,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(store),
+            Err(err) => return Err(format!("{}: cannot be read: {err}", store.dir.display())),
+        };
+        if meta.file_type().is_symlink() {
+            let target = fs::read_link(&store.dir)
+                .map(|t| t.display().to_string())
+                .unwrap_or_else(|_| "?".into());
+            return Err(format!(
+                "{} is a symlink (to {target}); refusing to read or write artifacts outside the repository: replace it with a directory",
+                store.dir.display()
+            ));
+        }
+        if !meta.is_dir() {
+            return Err(format!(
+                "{} is not a directory; move it away so tldrgraph can keep its artifacts there",
+                store.dir.display()
+            ));
+        }
+        let canonical_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        for dir in [store.dir.clone(), store.dir.join("cache")] {
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
+                if !is_link {
+                    continue;
+                }
+                let path = entry.path();
+                let inside = fs::canonicalize(&path).is_ok_and(|t| t.starts_with(&canonical_root));
+                if !inside {
+                    return Err(format!(
+                        "{} is a symlink that leads outside the repository (or nowhere); refusing to follow it: replace it with a regular file",
+                        path.display()
+                    ));
+                }
+            }
+        }
+        Ok(store)
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -103,6 +153,33 @@ impl Store {
         }
     }
 
+    /// Removes temporary files (`.tmp-*`) that a killed run left in the store and its cache, so
+    /// they cannot pile up. Called under the whole-run lock; only files untouched for a minute
+    /// go, as a stage run by hand outside `tldrgraph` may still be writing a younger one.
+    /// Returns how many were removed.
+    pub fn remove_stale_temporaries(&self) -> usize {
+        let cutoff = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        let mut removed = 0;
+        for dir in [self.dir.clone(), self.dir.join("cache")] {
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let stale = entry.file_name().to_string_lossy().starts_with(".tmp-")
+                    && entry
+                        .metadata()
+                        .ok()
+                        .filter(|m| m.is_file())
+                        .and_then(|m| m.modified().ok())
+                        .is_some_and(|t| t < cutoff);
+                if stale && fs::remove_file(entry.path()).is_ok() {
+                    removed += 1;
+                }
+            }
+        }
+        removed
+    }
+
     fn open_lock_file(&self) -> io::Result<File> {
         fs::create_dir_all(&self.dir)?;
         OpenOptions::new()
@@ -125,6 +202,20 @@ fn lock_held_by_parent() -> bool {
 #[derive(Debug)]
 pub struct StoreLock {
     _file: Option<File>,
+}
+
+impl StoreLock {
+    /// Lets the processes this one spawns inherit the lock (the descriptor stays open across
+    /// exec). The lock is then released only when the last of them exits: if `tldrgraph` is
+    /// killed mid-run, stages still writing keep the repository locked until they end, so a new
+    /// run cannot interleave its artifacts with theirs.
+    pub fn share_with_children(&self) -> io::Result<()> {
+        #[cfg(unix)]
+        if let Some(file) = &self._file {
+            rustix::io::fcntl_setfd(file, rustix::io::FdFlags::empty())?;
+        }
+        Ok(())
+    }
 }
 
 /// Gives the temporary file that will replace `target` the target's permissions, or those of an
@@ -322,6 +413,69 @@ mod tests {
         drop(file);
         assert_eq!(fs::read(&path).unwrap(), b"old");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_store_leading_outside_the_repository_is_refused() {
+        use std::os::unix::fs::symlink;
+        let outside = tempfile::tempdir().unwrap();
+        let repo = tempfile::tempdir().unwrap();
+        assert!(
+            Store::open_checked(repo.path()).is_ok(),
+            "no store yet is fine"
+        );
+        symlink(outside.path(), repo.path().join(STORE_DIR)).unwrap();
+        let err = Store::open_checked(repo.path()).unwrap_err();
+        assert!(err.contains("is a symlink"), "{err}");
+        fs::remove_file(repo.path().join(STORE_DIR)).unwrap();
+        fs::create_dir(repo.path().join(STORE_DIR)).unwrap();
+        fs::write(repo.path().join("layers.yaml"), "x").unwrap();
+        // A link to a file inside the repository is followed; one leading out is not.
+        symlink(
+            repo.path().join("layers.yaml"),
+            repo.path().join(STORE_DIR).join("layers.config.yaml"),
+        )
+        .unwrap();
+        assert!(Store::open_checked(repo.path()).is_ok());
+        fs::create_dir(repo.path().join(STORE_DIR).join("cache")).unwrap();
+        symlink(
+            "/etc/passwd",
+            repo.path()
+                .join(STORE_DIR)
+                .join("cache")
+                .join("extract.bin"),
+        )
+        .unwrap();
+        let err = Store::open_checked(repo.path()).unwrap_err();
+        assert!(
+            err.contains("extract.bin") && err.contains("outside"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn temporaries_of_a_killed_run_are_removed_once_a_minute_old() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at_root(dir.path());
+        fs::create_dir_all(store.dir().join("cache")).unwrap();
+        let old = store.dir().join("cache").join(".tmp-old");
+        let young = store.path(".tmp-young");
+        let artifact = store.path("graph.json");
+        for path in [&old, &young, &artifact] {
+            fs::write(path, "x").unwrap();
+        }
+        let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+        for path in [&old, &artifact] {
+            File::options()
+                .write(true)
+                .open(path)
+                .unwrap()
+                .set_modified(an_hour_ago)
+                .unwrap();
+        }
+        assert_eq!(store.remove_stale_temporaries(), 1);
+        assert!(!old.exists() && young.exists() && artifact.exists());
     }
 
     #[test]

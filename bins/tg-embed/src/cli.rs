@@ -45,6 +45,11 @@ pub struct Cli {
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub retries: u32,
 
+    /// Allow plain http to an endpoint other than loopback (the code and the key would travel
+    /// unencrypted); same as TLDRGRAPH_ALLOW_INSECURE_HTTP=1.
+    #[arg(long)]
+    pub allow_insecure_http: bool,
+
     /// Texts per HTTP request.
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=2048))]
     pub http_batch: u64,

@@ -163,22 +163,18 @@ fn summary(head: &IndexHead) -> Record {
 
 /// The whole input stream, with the name messages give it.
 fn read_input(cli: &Cli) -> Result<(String, Vec<u8>), Failure> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
     match &cli.input {
         Some(path) => {
-            bytes = std::fs::read(path).map_err(|e| {
-                Failure::new(
-                    exit::NO_INPUT,
-                    format!("cannot open {}: {e}", path.display()),
-                )
-            })?;
-            Ok((path.display().to_string(), bytes))
+            let name = path.display().to_string();
+            let file = std::fs::File::open(path)
+                .map_err(|e| Failure::new(exit::NO_INPUT, format!("cannot open {name}: {e}")))?;
+            let bytes = tg_shared::ndjson::read_whole_stream(file)
+                .map_err(|e| Failure::new(exit::DATA, format!("{name}: {e}")))?;
+            Ok((name, bytes))
         }
         None => {
-            std::io::stdin()
-                .read_to_end(&mut bytes)
-                .map_err(|e| Failure::new(exit::IO, format!("cannot read stdin: {e}")))?;
+            let bytes = tg_shared::ndjson::read_whole_stream(std::io::stdin().lock())
+                .map_err(|e| Failure::new(exit::DATA, format!("stdin: {e}")))?;
             Ok(("stdin".to_string(), bytes))
         }
     }
@@ -321,6 +317,9 @@ fn postings(texts: &[String]) -> Postings {
 }
 
 pub fn run(cli: &Cli) -> Result<(), Failure> {
+    if cli.allow_insecure_http {
+        tg_shared::http::allow_insecure_http();
+    }
     let (_, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
     let chosen = choose(cli)?;
     // The default model could not be had: installing it is the way on.

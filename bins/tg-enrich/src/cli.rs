@@ -77,6 +77,11 @@ pub struct Cli {
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub retries: u32,
 
+    /// Allow plain http to an endpoint other than loopback (the code and the key would travel
+    /// unencrypted); same as TLDRGRAPH_ALLOW_INSECURE_HTTP=1.
+    #[arg(long)]
+    pub allow_insecure_http: bool,
+
     /// Keep the intents of symbols absent from the stream (for a filtered stream).
     #[arg(long)]
     pub no_prune: bool,

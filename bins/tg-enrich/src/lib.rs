@@ -17,6 +17,9 @@ use tg_shared::stage::Failure;
 pub const STAGE: &str = "tg-enrich";
 
 pub fn run(cli: &Cli) -> Result<(), Failure> {
+    if cli.allow_insecure_http {
+        tg_shared::http::allow_insecure_http();
+    }
     let (_, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
     match &cli.apply {
         Some(file) => apply::run(&store, file, cli.quiet),

@@ -110,7 +110,7 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
             .build_global();
     }
 
-    let store = Store::at_root(&root);
+    let store = Store::open_checked(&root).map_err(|e| Failure::new(exit::NO_PERM, e))?;
     let mut lock = None;
     let mut cache = ExtractCache::empty();
     if !cli.no_cache {

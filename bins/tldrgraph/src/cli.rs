@@ -260,6 +260,11 @@ pub struct InitArgs {
     #[arg(long, value_enum)]
     pub embeddings: Option<Embeddings>,
 
+    /// Allow plain http to an endpoint other than loopback (the code and the key would travel
+    /// unencrypted); same as TLDRGRAPH_ALLOW_INSECURE_HTTP=1.
+    #[arg(long)]
+    pub allow_insecure_http: bool,
+
     /// Forward the stages' progress lines to stderr even with --json.
     #[arg(short, long)]
     pub verbose: bool,

@@ -165,6 +165,7 @@ fn repository(path: Option<&Path>) -> Result<PathBuf, Failure> {
         )
         .with_hint("give the repository's directory"));
     }
+    Store::open_checked(&root).map_err(|e| Failure::new(exit::NO_PERM, e))?;
     Ok(root)
 }
 
@@ -172,7 +173,16 @@ fn repository(path: Option<&Path>) -> Result<PathBuf, Failure> {
 /// reported (exit 75) and nothing is changed.
 fn take_lock(store: &Store) -> Result<tg_shared::store::StoreLock, Failure> {
     match store.try_lock() {
-        Ok(Some(lock)) => Ok(lock),
+        Ok(Some(lock)) => {
+            lock.share_with_children().map_err(|e| {
+                Failure::new(
+                    exit::IO,
+                    format!("cannot share {}: {e}", store.lock_path().display()),
+                )
+            })?;
+            store.remove_stale_temporaries();
+            Ok(lock)
+        }
         Ok(None) => Err(Failure::new(
             exit::LOCKED,
             format!(
@@ -286,6 +296,10 @@ fn prepare(
 
 fn init(args: &InitArgs) -> i32 {
     let json = args.json;
+    if args.allow_insecure_http {
+        // The stages inherit it.
+        tg_shared::http::allow_insecure_http();
+    }
     let fail = |failure: Failure, stage: Option<&str>| {
         emit(&error_payload(&failure, stage), json, failure.code)
     };
