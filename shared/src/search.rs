@@ -12,7 +12,7 @@ use std::path::Path;
 pub const INDEX_FILE: &str = "search.bin";
 pub const VECTORS_FILE: &str = "vectors.f32";
 /// Bumped when the layout or the embedded text changes: an older index is rebuilt whole.
-pub const INDEX_VERSION: u32 = 2;
+pub const INDEX_VERSION: u32 = 3;
 /// `vector` of a symbol with no embedding.
 pub const NO_VECTOR: u32 = u32::MAX;
 
@@ -126,15 +126,15 @@ pub struct SearchIndex {
 
 impl SearchIndex {
     pub fn encode(&self) -> Result<Vec<u8>, String> {
-        codec::encode(self)
+        codec::encode_sealed(self)
     }
 
     /// Reads the index; the error names the file.
     pub fn load(path: &Path) -> Result<SearchIndex, String> {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let index: SearchIndex = codec::decode(&bytes).map_err(|e| {
+        let index: SearchIndex = codec::decode_sealed(&bytes).map_err(|e| {
             format!(
-                "{}: not a search index of this version ({e})",
+                "{}: damaged, or not a search index of this version ({e})",
                 path.display()
             )
         })?;

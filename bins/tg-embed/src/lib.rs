@@ -257,19 +257,29 @@ fn choose(cli: &Cli) -> Result<Option<Result<Embedder, String>>, Failure> {
 
 /// Vectors of the previous index, by text hash, if it was made by the same embedder.
 fn previous_vectors(store: &Store, embedder_id: &str) -> HashMap<String, Vec<f32>> {
-    let Ok(old) = SearchIndex::load(&store.path(INDEX_FILE)) else {
-        return HashMap::new();
+    let path = store.path(INDEX_FILE);
+    let old = match SearchIndex::load(&path) {
+        Ok(old) => old,
+        Err(_) if !path.exists() => return HashMap::new(),
+        Err(err) => {
+            eprintln!("tg-embed: warning: {err}; rebuilding the index");
+            return HashMap::new();
+        }
     };
     let Some(info) = old.embedder.as_ref().filter(|e| e.id == embedder_id) else {
         return HashMap::new();
     };
     let dim = info.dim as usize;
-    let Ok(vectors) = search::load_vectors(&store.path(VECTORS_FILE), old.rows as usize, dim)
-    else {
-        return HashMap::new();
+    let vectors = match search::load_vectors(&store.path(VECTORS_FILE), old.rows as usize, dim) {
+        Ok(vectors) => vectors,
+        Err(err) => {
+            eprintln!("tg-embed: warning: {err}; embedding again");
+            return HashMap::new();
+        }
     };
     if content_hash(&search::vectors_to_bytes(&vectors)) != old.vectors_hash {
         // The matrix is not the one this index was written with (a run killed in between).
+        eprintln!("tg-embed: warning: {VECTORS_FILE} does not match {INDEX_FILE}; embedding again");
         return HashMap::new();
     }
     old.symbols

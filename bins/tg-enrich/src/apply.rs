@@ -151,7 +151,8 @@ pub fn validate(
         };
         let mut ok = true;
         let mut problem = |text: String| {
-            problems.push(format!("{at}: `{id}`: {text}"));
+            // Escaped: an id is the agent's input, and may carry control characters.
+            problems.push(format!("{at}: `{}`: {text}", id.escape_debug()));
             ok = false;
         };
         if let Some(first) = first_at.get(id) {
@@ -174,6 +175,11 @@ pub fn validate(
             problem("\"intent\" is not a string".into());
         } else if intent.trim().is_empty() {
             problem("empty intent".into());
+        } else if intent
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t')
+        {
+            problem("the intent contains control characters; give plain text".into());
         } else if paragraphs > 1 {
             problem("the intent has several paragraphs; give one line".into());
         } else if intent.chars().count() > MAX_INTENT_CHARS {

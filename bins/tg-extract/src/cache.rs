@@ -4,8 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{self, Write};
 use std::path::Path;
 use tg_shared::codec;
 use tg_shared::lang::{FileFacts, EXTRACTOR_REVISION};
@@ -47,7 +46,10 @@ impl ExtractCache {
             Err(err) => {
                 return (
                     ExtractCache::empty(),
-                    Some(format!("cannot read cache {}: {err}", path.display())),
+                    Some(format!(
+                        "warning: cannot read cache {}: {err}",
+                        path.display()
+                    )),
                 )
             }
         };
@@ -55,14 +57,28 @@ impl ExtractCache {
         // decoding a layout it may not share.
         let expected = format!("{}\n", stamp());
         let Some(payload) = bytes.strip_prefix(expected.as_bytes()) else {
-            return (ExtractCache::empty(), None);
+            let written_by = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+            let note = match std::str::from_utf8(written_by) {
+                Ok(other) if other.starts_with("tg-extract ") => format!(
+                    "warning: cache {} was written by {other}; rebuilding it",
+                    path.display()
+                ),
+                _ => format!(
+                    "warning: ignoring damaged cache {} (no version line); rebuilding it",
+                    path.display()
+                ),
+            };
+            return (ExtractCache::empty(), Some(note));
         };
-        match codec::decode::<ExtractCache>(payload) {
+        match codec::decode_sealed::<ExtractCache>(payload) {
             Ok(cache) if cache.stamp == stamp() => (cache, None),
             Ok(_) => (ExtractCache::empty(), None),
             Err(err) => (
                 ExtractCache::empty(),
-                Some(format!("ignoring damaged cache {}: {err}", path.display())),
+                Some(format!(
+                    "warning: ignoring damaged cache {}: {err}; rebuilding it",
+                    path.display()
+                )),
             ),
         }
     }
@@ -86,7 +102,7 @@ pub struct CacheView<'a> {
 impl CacheView<'_> {
     pub fn save(&self, path: &Path) -> Result<(), String> {
         let mut bytes = format!("{}\n", self.stamp).into_bytes();
-        bytes.extend(codec::encode(self)?);
+        bytes.extend(codec::encode_sealed(self)?);
         store::write_atomic(path, &bytes)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
@@ -94,34 +110,46 @@ impl CacheView<'_> {
 
 /// The previous run's whole output, reused byte for byte when the fingerprint of the inputs
 /// (tool, options, file set, content hashes) is unchanged: a no-op run resolves nothing.
-/// Layout: `<fingerprint>\n`, the stream, `end <fingerprint>\n`; a file without its trailer
-/// (a crash mid-write) is never reused.
-pub fn open_output(path: &Path, fingerprint: &str) -> Option<io::Take<BufReader<File>>> {
-    let mut file = File::open(path).ok()?;
-    let size = file.metadata().ok()?.len();
+/// Layout: `<fingerprint>\n`, the stream, `end <fingerprint> <blake3 of the stream>\n`; a file
+/// without its trailer (a crash mid-write) or whose stream no longer matches its hash (damage)
+/// is never reused. Returns the stream, or why a file that is there cannot be used.
+pub fn open_output(path: &Path, fingerprint: &str) -> Result<Option<Vec<u8>>, String> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(format!("cannot read {}: {err}", path.display())),
+    };
     let header = format!("{fingerprint}\n");
-    let trailer = format!("end {fingerprint}\n");
-    let overhead = (header.len() + trailer.len()) as u64;
-    if size < overhead {
-        return None;
+    let Some(rest) = bytes.strip_prefix(header.as_bytes()) else {
+        // Another input set or another build: not damage.
+        return Ok(None);
+    };
+    let damaged = || {
+        format!(
+            "ignoring damaged {}: its checksum does not match",
+            path.display()
+        )
+    };
+    let body_end = rest[..rest.len().saturating_sub(1)]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |at| at + 1);
+    let (body, trailer) = rest.split_at(body_end);
+    let expected = format!(
+        "end {fingerprint} {}\n",
+        tg_shared::hash::content_hash(body)
+    );
+    if trailer != expected.as_bytes() {
+        return Err(damaged());
     }
-    let mut tail = vec![0; trailer.len()];
-    file.seek(SeekFrom::Start(size - trailer.len() as u64))
-        .ok()?;
-    file.read_exact(&mut tail).ok()?;
-    let mut head = vec![0; header.len()];
-    file.seek(SeekFrom::Start(0)).ok()?;
-    file.read_exact(&mut head).ok()?;
-    if head != header.as_bytes() || tail != trailer.as_bytes() {
-        return None;
-    }
-    Some(BufReader::with_capacity(1 << 16, file).take(size - overhead))
+    Ok(Some(body.to_vec()))
 }
 
 /// The output cache being written beside the stream; [`OutputCache::finish`] seals it.
 pub struct OutputCache {
     file: store::AtomicFile,
     fingerprint: String,
+    hasher: tg_shared::hash::Hasher,
 }
 
 impl OutputCache {
@@ -131,18 +159,22 @@ impl OutputCache {
         Ok(OutputCache {
             file,
             fingerprint: fingerprint.to_string(),
+            hasher: tg_shared::hash::Hasher::new(),
         })
     }
 
     pub fn finish(mut self) -> io::Result<()> {
-        writeln!(self.file, "end {}", self.fingerprint)?;
+        let hash = self.hasher.finish();
+        writeln!(self.file, "end {} {hash}", self.fingerprint)?;
         self.file.commit()
     }
 }
 
 impl Write for OutputCache {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.file.write(buf)
+        let written = self.file.write(buf)?;
+        self.hasher.update(&buf[..written]);
+        Ok(written)
     }
     fn flush(&mut self) -> io::Result<()> {
         self.file.flush()

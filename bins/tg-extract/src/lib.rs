@@ -16,7 +16,7 @@ use cli::Cli;
 use extract::Outcome;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tg_shared::exit;
@@ -157,13 +157,21 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     let output_cache = store.extract_output_cache_path();
 
     if lock.is_some() {
-        if let Some(mut previous) = cache::open_output(&output_cache, &fingerprint) {
-            let mut bytes = Vec::new();
+        let previous = match cache::open_output(&output_cache, &fingerprint) {
+            Ok(previous) => previous,
+            Err(note) => {
+                if !cli.quiet {
+                    eprintln!("tg-extract: warning: {note}; extracting again");
+                }
+                None
+            }
+        };
+        if let Some(bytes) = previous {
             let copied = match &cli.output {
-                Some(_) => previous.read_to_end(&mut bytes).map(|_| ()),
+                Some(_) => Ok(()),
                 None => {
                     let mut out = io::stdout().lock();
-                    io::copy(&mut previous, &mut out).and_then(|_| out.flush())
+                    out.write_all(&bytes).and_then(|_| out.flush())
                 }
             };
             if reader_went_away(copied)? {

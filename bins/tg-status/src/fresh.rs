@@ -60,13 +60,23 @@ pub fn from_artifacts(root: &Path, store: &Store) -> Result<Value, Failure> {
             ))
         }
     };
-    let state: SavedState = serde_json::from_slice(&bytes).map_err(|e| {
-        Failure::new(
-            exit::DATA,
-            format!("{}: line {}: {e}", path.display(), e.line()),
-        )
-        .with_hint("delete it and run `tldrgraph init` again")
-    })?;
+    let state: SavedState = match serde_json::from_slice(&bytes) {
+        Ok(state) => state,
+        Err(e) => {
+            // A damaged record of the last build is no build: say so, and let init rewrite it.
+            eprintln!(
+                "tg-status: warning: ignoring damaged {}: line {}: {e}",
+                path.display(),
+                e.line()
+            );
+            return Ok(json!({
+                "status": NOT_BUILT,
+                "fresh": false,
+                "reason": format!("{STATE_FILE} is damaged (line {}: {e})", e.line()),
+                "next_action": "Run `tldrgraph init --json` to build the graph again",
+            }));
+        }
+    };
     let changes = compare(root, &state, config_hash(store), decisions_hash(store));
     Ok(extend(state.payload, changes))
 }

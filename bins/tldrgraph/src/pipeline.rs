@@ -135,7 +135,9 @@ fn collect_stderr(child: &mut Child, forward: bool) -> Option<StderrLines> {
         let mut lines = Vec::new();
         for line in BufReader::new(stderr).lines() {
             let Ok(line) = line else { break };
-            if forward {
+            // Warnings (a damaged cache being rebuilt, an answer that failed) reach the user
+            // even when progress lines are kept quiet; stderr is never the JSON channel.
+            if forward || line.contains(": warning: ") {
                 eprintln!("{line}");
             }
             lines.push(line);
