@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use tg_integration::{answer_batches, copy_fixture, init_json, json_payload, run, stage};
@@ -557,4 +558,284 @@ fn a_huge_line_is_refused_in_bounded_memory() {
         message.contains("line 2") && message.contains("longer than 16 MiB"),
         "{message}"
     );
+}
+
+/// The repository lock, once every process of a killed run has ended (stages outlive a
+/// wrapper killed alone, and hold the lock they inherited until they finish).
+fn wait_for_lock(dir: &Path) {
+    let store = tg_shared::store::Store::at_root(dir);
+    let started = std::time::Instant::now();
+    loop {
+        if let Ok(Some(lock)) = store.try_lock() {
+            drop(lock);
+            return;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "the lock of a killed run was never released"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// A small deterministic generator (xorshift64*), so a failing run can be repeated by seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+type Snapshot = BTreeMap<&'static str, Option<Vec<u8>>>;
+
+/// Runs `args` to completion (exit 0); how long it took.
+fn complete(dir: &Path, args: &[&str]) -> u64 {
+    let started = std::time::Instant::now();
+    let output = run("tldrgraph", dir, args);
+    let took = started.elapsed().as_micros() as u64;
+    assert!(
+        output.status.success(),
+        "{args:?} failed after a kill: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        stderr(&output)
+    );
+    took
+}
+
+/// kill -9 at random moments of `tldrgraph init` and `tldrgraph enrich --apply`, the whole
+/// process group or the wrapper alone, for TG_KILL_SECONDS (default 20; `make reliability`
+/// runs longer) or TG_KILL_ITERATIONS. The repository alternates between two sources and the
+/// answer between two intents, four states whose artifacts are built cleanly first. After each
+/// kill every artifact must be byte-identical to the state before or the state after (never a
+/// mix, never lost intents), and the next run must complete to exactly the clean bytes.
+#[test]
+fn kill_9_at_random_moments_leaves_whole_artifacts_and_loses_no_intent() {
+    let seconds = env_number("TG_KILL_SECONDS", 20);
+    let max_iterations = env_number("TG_KILL_ITERATIONS", u64::MAX);
+    let mut rng = Rng(env_number("TG_KILL_SEED", 0x9e37_79b9_7f4a_7c15) | 1);
+    let base = enriched_repo();
+    let main_a = fs::read_to_string(base.path().join("main.py")).expect("main.py");
+    let sources = [
+        main_a.clone(),
+        main_a + "\n\ndef added_by_the_kill_test():\n    return 1\n",
+    ];
+    let intents =
+        fs::read_to_string(base.path().join(".tldrgraph/intents.ndjson")).expect("intents");
+    let stored_before = intents.lines().count();
+    let symbol = intents
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["id"].as_str().map(str::to_string))
+        .find(|id| !id.starts_with("main.py"))
+        .expect("an intent outside main.py");
+    let texts = ["Fault test intent one.", "Fault test intent two."];
+    let answer = |dir: &Path, text: usize| {
+        let file = dir.join(".tldrgraph/kill-answer.json");
+        let body = serde_json::json!([{"id": symbol, "intent": texts[text]}]);
+        fs::write(&file, body.to_string()).expect("answer");
+    };
+    let apply_args = ["enrich", "--apply", ".tldrgraph/kill-answer.json"];
+    let init_args = ["init", "--json"];
+
+    // The four clean states.
+    let mut clean: BTreeMap<(usize, usize), Snapshot> = BTreeMap::new();
+    for source in 0..2 {
+        for text in 0..2 {
+            let repo = copy_repo(base.path());
+            fs::write(repo.path().join("main.py"), &sources[source]).expect("source");
+            answer(repo.path(), text);
+            complete(repo.path(), &apply_args);
+            complete(repo.path(), &init_args);
+            clean.insert((source, text), snapshot(repo.path()));
+        }
+    }
+
+    let repo = copy_repo(base.path());
+    let dir = repo.path();
+    let (mut source, mut text) = (0usize, 0usize);
+    answer(dir, text);
+    complete(dir, &apply_args);
+    complete(dir, &init_args);
+    assert_same(&snapshot(dir), &clean[&(0, 0)], "start");
+    // How long each operation takes here when it has work to do: kills land uniformly within
+    // 1.2 times the median so far, so most hit a run in progress.
+    let mut durations: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
+    for _ in 0..2 {
+        fs::write(dir.join("main.py"), &sources[1]).expect("source");
+        durations[0].push(complete(dir, &init_args));
+        fs::write(dir.join("main.py"), &sources[0]).expect("source");
+        durations[0].push(complete(dir, &init_args));
+        answer(dir, 1);
+        durations[1].push(complete(dir, &apply_args));
+        answer(dir, 0);
+        durations[1].push(complete(dir, &apply_args));
+    }
+    complete(dir, &init_args);
+    assert_same(&snapshot(dir), &clean[&(0, 0)], "after the warm-up");
+
+    let started = std::time::Instant::now();
+    let (mut iterations, mut mid_run, mut group_kills) = (0u64, 0u64, 0u64);
+    let mut by_op = [0u64; 2];
+    while started.elapsed().as_secs() < seconds && iterations < max_iterations {
+        let op = rng.below(2) as usize;
+        let before = (source, text);
+        let args: &[&str] = if op == 0 {
+            source = 1 - source;
+            fs::write(dir.join("main.py"), &sources[source]).expect("source");
+            &init_args
+        } else {
+            text = 1 - text;
+            answer(dir, text);
+            &apply_args
+        };
+        let after = (source, text);
+        let mut child = Command::new(stage("tldrgraph"))
+            .args(args)
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .expect("spawn");
+        let window = {
+            let mut sorted = durations[op].clone();
+            sorted.sort_unstable();
+            sorted[sorted.len() / 2] * 6 / 5
+        };
+        std::thread::sleep(std::time::Duration::from_micros(rng.below(window)));
+        if child.try_wait().expect("try_wait").is_none() {
+            mid_run += 1;
+        }
+        let group = rng.below(2) == 0;
+        if group {
+            group_kills += 1;
+            // The wrapper and every stage at once, as a terminal's kill of the job would.
+            let _ = Command::new("kill")
+                .args(["-9", "--", &format!("-{}", child.id())])
+                .status();
+        } else {
+            let _ = child.kill();
+        }
+        let _ = child.wait();
+        wait_for_lock(dir);
+
+        let case = format!("iteration {iterations} (op {op}, group kill {group})");
+        let now = snapshot(dir);
+        for name in CHECKED {
+            let old = &clean[&before][name];
+            let new = &clean[&after][name];
+            assert!(
+                now[name] == *old || now[name] == *new,
+                "{case}: {name} is neither the old nor the new version"
+            );
+        }
+        let stored = fs::read_to_string(dir.join(".tldrgraph/intents.ndjson")).expect("intents");
+        assert_eq!(
+            stored.lines().count(),
+            stored_before,
+            "{case}: intents lost"
+        );
+
+        if op == 1 {
+            durations[1].push(complete(dir, &apply_args));
+            complete(dir, &init_args);
+        } else {
+            durations[0].push(complete(dir, &init_args));
+        }
+        assert_same(
+            &snapshot(dir),
+            &clean[&after],
+            &format!("{case}, completed"),
+        );
+        by_op[op] += 1;
+        iterations += 1;
+    }
+    let median_ms = |op: usize| {
+        let mut sorted = durations[op].clone();
+        sorted.sort_unstable();
+        sorted[sorted.len() / 2] / 1000
+    };
+    let summary = format!(
+        "kill -9 loop: {iterations} iterations in {:.0} s ({} init, median run {} ms; {} enrich --apply, median run {} ms; {mid_run} killed mid-run, {group_kills} whole-group kills); every artifact old or new, no intent lost, every next run completed to the clean bytes",
+        started.elapsed().as_secs_f64(),
+        by_op[0],
+        median_ms(0),
+        by_op[1],
+        median_ms(1),
+    );
+    eprintln!("{summary}");
+    if let Ok(path) = std::env::var("TG_KILL_REPORT") {
+        fs::write(path, summary + "\n").expect("report");
+    }
+    assert!(iterations > 0);
+}
+
+#[test]
+fn a_file_rewritten_while_it_is_read_never_poisons_the_caches() {
+    let repo = copy_fixture("python");
+    let dir = repo.path().to_path_buf();
+    let path = dir.join("pkg/churn.py");
+    let versions = [
+        "def alpha():\n    return 1\n".to_string(),
+        (0..400)
+            .map(|i| format!("def beta_{i}(x):\n    return alpha(x) + {i}\n\n"))
+            .collect::<String>(),
+    ];
+    let (mut torn_runs, mut flips) = (0, 0);
+    for round in 0..40 {
+        fs::write(&path, &versions[0]).expect("write");
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let writer = {
+            let (stop, path, versions) = (stop.clone(), path.clone(), versions.clone());
+            std::thread::spawn(move || {
+                let mut flips = 0u64;
+                // In place (truncate, then write), so a reader can see half a file.
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let _ = fs::write(&path, &versions[(flips % 2) as usize]);
+                    flips += 1;
+                }
+                flips
+            })
+        };
+        let output = run("tg-extract", &dir, &["."]);
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        flips += writer.join().expect("writer");
+        assert!(output.status.success(), "{}", stderr(&output));
+        let stream = String::from_utf8(output.stdout.clone()).expect("utf-8");
+        assert!(stream
+            .lines()
+            .last()
+            .is_some_and(|l| l.contains("\"type\":\"summary\"")));
+        if stderr(&output).contains("changed while it was read") {
+            torn_runs += 1;
+        }
+        // The run may have probed one version and parsed another: its cache must still give
+        // exactly what a clean run gives, whichever version the file settles on.
+        let version = &versions[round % 2];
+        fs::write(&path, version).expect("write");
+        let cached = run("tg-extract", &dir, &["."]);
+        let clean = run("tg-extract", &dir, &["--no-cache", "."]);
+        assert!(cached.status.success() && clean.status.success());
+        assert!(
+            cached.stdout == clean.stdout,
+            "round {round}: a cache kept what a torn read saw"
+        );
+    }
+    eprintln!("{torn_runs} of 40 runs saw the file change while reading it ({flips} rewrites)");
+    assert!(flips > 40);
 }

@@ -30,6 +30,9 @@ pub struct Extracted {
     pub lang: &'static dyn lang::Language,
     pub outcome: Outcome,
     pub diagnostics: Vec<Diagnostic>,
+    /// The file's content differed between the probe and the parse (it was being written):
+    /// the run's fingerprint then describes other bytes, so its output must not be reused.
+    pub changed_while_read: bool,
 }
 
 pub enum Outcome {
@@ -146,11 +149,13 @@ fn extract_one(
 ) -> Extracted {
     let rel = file.rel;
     let lang = file.lang;
-    let done = |outcome, diagnostics| Extracted {
+    let mut changed_while_read = false;
+    let done = |outcome, diagnostics, changed_while_read| Extracted {
         rel: rel.clone(),
         lang,
         outcome,
         diagnostics,
+        changed_while_read,
     };
     let cached = cached.filter(|e| matches!(&probe, Probe::Text { hash } if *hash == e.hash));
     if let Some(entry) = cached {
@@ -161,10 +166,11 @@ fn extract_one(
                 from_cache: true,
             },
             diagnostics,
+            false,
         );
     }
     if let Some(diagnostic) = skip_diagnostic(&rel, &probe, max_size) {
-        return done(Outcome::Skipped, vec![diagnostic]);
+        return done(Outcome::Skipped, vec![diagnostic], false);
     }
     // Read again: the probe kept no bytes. If the file changed in between, the new content wins.
     let reread = match read_bounded(&file.abs, max_size) {
@@ -180,14 +186,16 @@ fn extract_one(
             let diagnostics = skip_diagnostic(&rel, &probe, max_size)
                 .into_iter()
                 .collect();
-            return done(Outcome::Skipped, diagnostics);
+            return done(Outcome::Skipped, diagnostics, true);
         }
     };
-    let Probe::Text { hash } = probe_bytes(&bytes) else {
+    let fresh = probe_bytes(&bytes);
+    changed_while_read |= fresh != probe;
+    let Probe::Text { hash } = fresh else {
         let diagnostics = skip_diagnostic(&rel, &Probe::Binary, max_size)
             .into_iter()
             .collect();
-        return done(Outcome::Skipped, diagnostics);
+        return done(Outcome::Skipped, diagnostics, changed_while_read);
     };
     let (source, non_utf8_line) = decode(bytes);
     let facts: FileFacts = match lang::extract_file(lang, &rel, &source) {
@@ -200,7 +208,7 @@ fn extract_one(
                 "parse_failed",
                 format!("skipped: {err}"),
             );
-            return done(Outcome::Skipped, vec![diagnostic]);
+            return done(Outcome::Skipped, vec![diagnostic], changed_while_read);
         }
     };
     let entry = CacheEntry {
@@ -217,6 +225,7 @@ fn extract_one(
             from_cache: false,
         },
         diagnostics,
+        changed_while_read,
     )
 }
 

@@ -197,6 +197,18 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
 
     phase("cache load");
     let extracted = extract::extract_all(walked.files, probes, cli.max_file_size, &mut cache);
+    let changing: Vec<&str> = extracted
+        .iter()
+        .filter(|e| e.changed_while_read)
+        .map(|e| e.rel.as_str())
+        .collect();
+    if !changing.is_empty() && !cli.quiet {
+        eprintln!(
+            "tg-extract: warning: {} changed while it was read; its newer content was extracted, and the next run looks again",
+            changing.join(", ")
+        );
+    }
+    let reusable = changing.is_empty();
     phase("parse");
     let (mut parsed, mut cached, mut skipped) = (0u64, 0u64, 0u64);
     for item in &extracted {
@@ -282,9 +294,10 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
         writer.write(&summary)?;
         writer.flush()
     };
+    // Not when a file changed while it was read: the fingerprint describes the bytes probed.
     let mut output_cache_writer = match lock {
-        Some(_) => cache::OutputCache::create(&output_cache, &fingerprint).ok(),
-        None => None,
+        Some(_) if reusable => cache::OutputCache::create(&output_cache, &fingerprint).ok(),
+        _ => None,
     };
     match &cli.output {
         Some(path) => {
