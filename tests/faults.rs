@@ -654,10 +654,10 @@ fn kill_9_at_random_moments_leaves_whole_artifacts_and_loses_no_intent() {
 
     // The four clean states.
     let mut clean: BTreeMap<(usize, usize), Snapshot> = BTreeMap::new();
-    for source in 0..2 {
+    for (source, code) in sources.iter().enumerate() {
         for text in 0..2 {
             let repo = copy_repo(base.path());
-            fs::write(repo.path().join("main.py"), &sources[source]).expect("source");
+            fs::write(repo.path().join("main.py"), code).expect("source");
             answer(repo.path(), text);
             complete(repo.path(), &apply_args);
             complete(repo.path(), &init_args);
