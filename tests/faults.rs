@@ -839,3 +839,104 @@ fn a_file_rewritten_while_it_is_read_never_poisons_the_caches() {
     eprintln!("{torn_runs} of 40 runs saw the file change while reading it ({flips} rewrites)");
     assert!(flips > 40);
 }
+
+/// Runs stage `name` in `dir` with `input` on stdin.
+fn pipe_into(name: &str, dir: &Path, input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(stage(name))
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output().expect("wait");
+    let _ = writer.join();
+    output
+}
+
+#[test]
+fn every_stream_reader_rejects_bad_streams_by_line_and_passes_unknown_records_through() {
+    let repo = copy_fixture("python");
+    fs::create_dir_all(repo.path().join(".tldrgraph")).expect("mkdir");
+    fs::write(
+        repo.path().join(".tldrgraph/layers.config.yaml"),
+        PYTHON_LAYERS,
+    )
+    .expect("config");
+    let extracted = run("tg-extract", repo.path(), &["."]);
+    assert!(extracted.status.success());
+    let stream = String::from_utf8(extracted.stdout).expect("utf-8");
+    let lines: Vec<&str> = stream.lines().collect();
+    let unknown = r#"{"type":"from_the_future","id":"x","payload":[1,2,3]}"#;
+    let with_unknown = format!("{}\n{unknown}\n{}\n", lines[0], lines[1..].join("\n"));
+    let newer = stream.replacen("\"schema\":\"1.", "\"schema\":\"2.", 1);
+    assert_ne!(newer, stream);
+    let node_line = lines
+        .iter()
+        .position(|l| l.contains("\"type\":\"node\""))
+        .expect("a node");
+    let mut wrong: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    wrong[node_line] =
+        wrong[node_line].replacen("\"line_start\":", "\"line_start\":\"one\",\"x\":", 1);
+    let wrong_types = wrong.join("\n") + "\n";
+    let truncated = lines[..lines.len() - 1].join("\n") + "\n";
+    let cut_mid_line = &stream[..stream.len() - 10];
+
+    for name in [
+        "tg-classify",
+        "tg-plan",
+        "tg-enrich",
+        "tg-embed",
+        "tg-status",
+    ] {
+        let output = pipe_into(name, repo.path(), newer.as_bytes());
+        assert_eq!(
+            output.status.code(),
+            Some(65),
+            "{name}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains("line 1") && stderr(&output).contains("schema 2."),
+            "{name}: {}",
+            stderr(&output)
+        );
+
+        let output = pipe_into(name, repo.path(), wrong_types.as_bytes());
+        assert_eq!(
+            output.status.code(),
+            Some(65),
+            "{name}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(&format!("line {}", node_line + 1)),
+            "{name}: {}",
+            stderr(&output)
+        );
+
+        for (what, input) in [("truncated", truncated.as_str()), ("cut", cut_mid_line)] {
+            let output = pipe_into(name, repo.path(), input.as_bytes());
+            assert_eq!(
+                output.status.code(),
+                Some(65),
+                "{name} {what}: {}",
+                stderr(&output)
+            );
+        }
+
+        let output = pipe_into(name, repo.path(), with_unknown.as_bytes());
+        assert!(output.status.success(), "{name}: {}", stderr(&output));
+        if name != "tg-status" {
+            let out = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                out.lines().any(|l| l == unknown),
+                "{name} dropped the unknown record"
+            );
+        }
+    }
+}
