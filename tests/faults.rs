@@ -940,3 +940,42 @@ fn every_stream_reader_rejects_bad_streams_by_line_and_passes_unknown_records_th
         }
     }
 }
+
+#[test]
+fn plain_http_beyond_loopback_is_refused_before_anything_is_sent() {
+    let repo = enriched_repo();
+    // Nothing listens there, and nothing is tried: the refusal comes before any connection.
+    let remote = "http://192.0.2.1:8080/v1";
+    let enrich = Command::new(stage("tg-enrich"))
+        .args(["--provider", "openai"])
+        .current_dir(repo.path())
+        .env("TLDRGRAPH_LLM_BASE_URL", remote)
+        .env("TLDRGRAPH_LLM_API_KEY", "sk-never-sent")
+        .env_remove("TLDRGRAPH_ALLOW_INSECURE_HTTP")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    let embed = Command::new(stage("tg-embed"))
+        .args(["--embeddings", "openai"])
+        .current_dir(repo.path())
+        .env("TLDRGRAPH_EMBED_BASE_URL", remote)
+        .env("TLDRGRAPH_EMBED_API_KEY", "sk-never-sent")
+        .env_remove("TLDRGRAPH_ALLOW_INSECURE_HTTP")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    for (name, output) in [("tg-enrich", enrich), ("tg-embed", embed)] {
+        assert_eq!(
+            output.status.code(),
+            Some(64),
+            "{name}: {}",
+            stderr(&output)
+        );
+        let message = stderr(&output);
+        assert!(
+            message.contains("--allow-insecure-http") && message.contains("192.0.2.1"),
+            "{name}: {message}"
+        );
+        assert!(!message.contains("sk-never-sent"), "{name}: {message}");
+    }
+}
