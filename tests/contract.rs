@@ -308,7 +308,7 @@ fn a_held_lock_is_an_error_and_changes_nothing() {
 }
 
 #[test]
-fn two_runs_at_once_are_serialised_and_lose_nothing() {
+fn four_runs_at_once_are_serialised_and_lose_nothing() {
     let repo = copy_fixture("python");
     let spawn = || {
         Command::new(stage("tldrgraph"))
@@ -319,8 +319,8 @@ fn two_runs_at_once_are_serialised_and_lose_nothing() {
             .spawn()
             .expect("spawn")
     };
-    let (a, b) = (spawn(), spawn());
-    let outcomes = [a, b].map(|child| json_payload(&child.wait_with_output().expect("wait")));
+    let children = [spawn(), spawn(), spawn(), spawn()];
+    let outcomes = children.map(|child| json_payload(&child.wait_with_output().expect("wait")));
     for (payload, code) in &outcomes {
         match code {
             0 => assert_eq!(payload["status"], "needs_layers"),
