@@ -8,10 +8,27 @@ pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
     bincode::serde::encode_to_vec(value, bincode::config::standard()).map_err(|e| e.to_string())
 }
 
+/// Decodes `bytes`. A length prefix read from damaged bytes can claim anything; bincode
+/// allocates what it claims before reading, so the claims are capped by a limit of at least the
+/// input's size (the next power of four from 1 MiB): damage becomes an error, never a huge
+/// allocation.
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    let (value, _read) = bincode::serde::decode_from_slice(bytes, bincode::config::standard())
-        .map_err(|e| e.to_string())?;
-    Ok(value)
+    fn with_limit<T: DeserializeOwned, const LIMIT: usize>(bytes: &[u8]) -> Result<T, String> {
+        let config = bincode::config::standard().with_limit::<LIMIT>();
+        let (value, _read) =
+            bincode::serde::decode_from_slice(bytes, config).map_err(|e| e.to_string())?;
+        Ok(value)
+    }
+    const MIB: usize = 1 << 20;
+    match bytes.len() {
+        n if n <= MIB => with_limit::<T, MIB>(bytes),
+        n if n <= 4 * MIB => with_limit::<T, { 4 * MIB }>(bytes),
+        n if n <= 16 * MIB => with_limit::<T, { 16 * MIB }>(bytes),
+        n if n <= 64 * MIB => with_limit::<T, { 64 * MIB }>(bytes),
+        n if n <= 256 * MIB => with_limit::<T, { 256 * MIB }>(bytes),
+        n if n <= 1024 * MIB => with_limit::<T, { 1024 * MIB }>(bytes),
+        _ => with_limit::<T, { usize::MAX }>(bytes),
+    }
 }
 
 /// Marks the end of a sealed payload (and the layout revision of the seal itself).
@@ -50,6 +67,18 @@ pub fn unseal(bytes: &[u8]) -> Result<&[u8], String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_damaged_length_prefix_is_an_error_not_an_allocation() {
+        // (u32 3, then a string claiming 2^62 or 2^64-1 bytes): found by the codec fuzz target.
+        for bytes in [
+            &[0x03, 0xfd, 0, 0, 0, 0, 0, 0, 0, 0x70][..],
+            &[0x03, 0xfd, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff][..],
+        ] {
+            assert!(super::decode::<(u32, String)>(bytes).is_err());
+            assert!(super::decode::<(u32, Vec<u8>)>(bytes).is_err());
+        }
+    }
+
     #[test]
     fn a_sealed_payload_detects_any_damage() {
         let value = (String::from("symbol"), vec![1u32, 2, 3]);

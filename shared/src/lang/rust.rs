@@ -381,57 +381,68 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// Flattens `use a::{b, c::d as e, f::*}` into one import per leaf.
+    /// Flattens `use a::{b, c::d as e, f::*}` into one import per leaf. Iterative, with the
+    /// nesting bounded by [`MAX_DEPTH`]: a use list nested thousands deep (hostile input) must
+    /// not overflow the stack.
     fn use_tree(&mut self, node: Node, prefix: Vec<String>, scope: u32, line: u32) {
         let source = self.source;
-        match node.kind() {
-            "scoped_use_list" => {
-                let mut prefix = prefix;
-                if let Some(path) = node.child_by_field_name("path") {
-                    prefix.extend(path_segments(path, source).unwrap_or_default());
-                }
-                if let Some(list) = node.child_by_field_name("list") {
-                    self.use_tree(list, prefix, scope, line);
-                }
+        let mut pending = vec![(node, prefix, 0usize)];
+        while let Some((node, prefix, depth)) = pending.pop() {
+            if depth > MAX_DEPTH {
+                self.facts.depth_limit_line.get_or_insert(start_line(node));
+                continue;
             }
-            "use_list" => {
-                let mut cursor = node.walk();
-                for child in node.named_children(&mut cursor) {
-                    self.use_tree(child, prefix.clone(), scope, line);
+            match node.kind() {
+                "scoped_use_list" => {
+                    let mut prefix = prefix;
+                    if let Some(path) = node.child_by_field_name("path") {
+                        prefix.extend(path_segments(path, source).unwrap_or_default());
+                    }
+                    if let Some(list) = node.child_by_field_name("list") {
+                        pending.push((list, prefix, depth + 1));
+                    }
                 }
-            }
-            "use_as_clause" => {
-                let (Some(path), Some(alias)) = (
-                    node.child_by_field_name("path"),
-                    node.child_by_field_name("alias"),
-                ) else {
-                    return;
-                };
-                let mut full = prefix;
-                full.extend(path_segments(path, source).unwrap_or_default());
-                self.use_leaf(full, Some(text(alias, source).to_string()), scope, line);
-            }
-            "use_wildcard" => {
-                let mut full = prefix;
-                if let Some(path) = node.named_child(0) {
+                "use_list" => {
+                    let mut cursor = node.walk();
+                    let children: Vec<Node> = node.named_children(&mut cursor).collect();
+                    // Reversed, so leaves come out in source order.
+                    for child in children.into_iter().rev() {
+                        pending.push((child, prefix.clone(), depth + 1));
+                    }
+                }
+                "use_as_clause" => {
+                    let (Some(path), Some(alias)) = (
+                        node.child_by_field_name("path"),
+                        node.child_by_field_name("alias"),
+                    ) else {
+                        continue;
+                    };
+                    let mut full = prefix;
                     full.extend(path_segments(path, source).unwrap_or_default());
+                    self.use_leaf(full, Some(text(alias, source).to_string()), scope, line);
                 }
-                if let Some(module) = self.absolute_key(&full, scope) {
-                    self.facts.imports.push(Import {
-                        scope,
-                        line,
-                        edge: Some(EdgeKind::Imports),
-                        target: vec![ModuleRef::Key(module.clone())],
-                        binding: Binding::Star { module },
-                    });
+                "use_wildcard" => {
+                    let mut full = prefix;
+                    if let Some(path) = node.named_child(0) {
+                        full.extend(path_segments(path, source).unwrap_or_default());
+                    }
+                    if let Some(module) = self.absolute_key(&full, scope) {
+                        self.facts.imports.push(Import {
+                            scope,
+                            line,
+                            edge: Some(EdgeKind::Imports),
+                            target: vec![ModuleRef::Key(module.clone())],
+                            binding: Binding::Star { module },
+                        });
+                    }
                 }
+                "identifier" | "scoped_identifier" | "self" | "crate" | "super" => {
+                    let mut full = prefix;
+                    full.extend(path_segments(node, source).unwrap_or_default());
+                    self.use_leaf(full, None, scope, line);
+                }
+                _ => {}
             }
-            "identifier" | "scoped_identifier" | "self" | "crate" | "super" => {
-                let mut full = prefix;
-                full.extend(path_segments(node, source).unwrap_or_default());
-                self.use_leaf(full, None, scope, line);
-            }
-            _ => {}
         }
     }
 
