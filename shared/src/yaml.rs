@@ -21,12 +21,41 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, YamlError> {
         if let Some(cut) = message.find(" at line ") {
             message.truncate(cut);
         }
+        // libyaml reports an error at the end of a text without a final newline one line past
+        // its end (`"x: 1\ny"` at 3:1): point just after the last character instead. (After a
+        // final newline, the empty line that follows is a place an editor can show.)
+        let (last_line, last_width) = last_line_and_width(text);
+        let (line, column) = match location {
+            Some(l) if l.line() > last_line => (Some(last_line), Some(last_width + 1)),
+            Some(l) => (Some(l.line()), Some(l.column())),
+            None => (None, None),
+        };
         YamlError {
-            line: location.as_ref().map(|l| l.line()),
-            column: location.as_ref().map(|l| l.column()),
+            line,
+            column,
             message,
         }
     })
+}
+
+/// The number of the last line and its width in characters, breaking lines where libyaml does
+/// (LF, CR, CRLF, NEL, LS, PS), so positions agree with its own.
+fn last_line_and_width(text: &str) -> (usize, usize) {
+    let (mut line, mut width) = (1, 0);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                (line, width) = (line + 1, 0);
+            }
+            '\n' | '\u{85}' | '\u{2028}' | '\u{2029}' => (line, width) = (line + 1, 0),
+            _ => width += 1,
+        }
+    }
+    (line, width)
 }
 
 /// Serialises `value` as a YAML document.

@@ -258,12 +258,39 @@ pub fn extract_file(lang: &dyn Language, path: &str, source: &str) -> Result<Fil
             .parse(source, None)
             .ok_or_else(|| "the parser gave up".to_string())
     })?;
-    Ok(lang.extract(path, source, &tree))
+    let mut facts = lang.extract(path, source, &tree);
+    clamp_lines(&mut facts, source);
+    Ok(facts)
+}
+
+/// Keeps every symbol's lines inside the file. Error recovery can leave a node ending past the
+/// last line (an unterminated string before a final line continuation, found by fuzzing), and
+/// a line range that points beyond the file would mislead every reader of the graph.
+fn clamp_lines(facts: &mut FileFacts, source: &str) {
+    let newlines = source.bytes().filter(|&b| b == b'\n').count();
+    let last = (newlines + usize::from(!source.ends_with('\n'))).max(1) as u32;
+    for symbol in &mut facts.symbols {
+        symbol.line_end = symbol.line_end.min(last);
+        symbol.line_start = symbol.line_start.min(last);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn symbol_lines_stay_inside_the_file() {
+        // An unterminated docstring, then a line continuation at the end: found by fuzzing.
+        let python = for_path("t.py").expect("python");
+        let facts = extract_file(python, "t.py", "def f():\n    \"\"\"x\n\\\n").expect("parses");
+        for symbol in &facts.symbols {
+            assert!(
+                symbol.line_start <= symbol.line_end && symbol.line_end <= 3,
+                "{symbol:?}"
+            );
+        }
+    }
 
     #[test]
     fn languages_by_extension() {

@@ -19,7 +19,7 @@ pub fn find(text: &str, key: &str, value: &str, nth: usize) -> Option<(usize, us
                 search_from = key_column + colon + 1;
                 if value.is_empty() && name == key {
                     if seen == nth {
-                        return Some((index + 1, key_column + 1));
+                        return Some((index + 1, char_column(code, key_column)));
                     }
                     seen += 1;
                 }
@@ -35,13 +35,19 @@ pub fn find(text: &str, key: &str, value: &str, nth: usize) -> Option<(usize, us
                 continue;
             }
             if seen == nth {
-                return Some((index + 1, column + 1));
+                return Some((index + 1, char_column(code, column)));
             }
             seen += 1;
         }
         current_key = last_key_before(code, code.len()).or(current_key);
     }
     None
+}
+
+/// The 1-based column, in characters as libyaml counts them, of byte `byte` of `line`: a
+/// message mixing both would point at different places on a line with wide characters.
+fn char_column(line: &str, byte: usize) -> usize {
+    line.get(..byte).map_or(byte, |head| head.chars().count()) + 1
 }
 
 /// The last `key:` (bare or quoted) that ends before byte `end` of `line`.

@@ -21,7 +21,7 @@ const MAX_REPARSED_FILE_SIZES: usize = 2;
 
 pub(super) fn recover(root: Node, source: &str, dir: &str, facts: &mut FileFacts) {
     let mut regions = Vec::new();
-    error_regions(root, &mut regions);
+    error_regions(root, &mut regions, 0);
     if regions.is_empty() {
         return;
     }
@@ -110,7 +110,11 @@ fn header_is_clean(definition: Node) -> bool {
 /// Byte ranges of top-level stretches that hold errors: an erroneous node and the loose pieces
 /// after it (a `function_declarator`, a bare `compound_statement`), until the next clean
 /// definition. Preprocessor blocks are looked into.
-fn error_regions(parent: Node, out: &mut Vec<(usize, usize)>) {
+/// Conditionals nested deeper than this are taken whole instead of looked into: real code stays
+/// far below it, and 9,000 nested `#if`s (found by fuzzing) overflowed the stack.
+const MAX_CONDITIONAL_NESTING: usize = 256;
+
+fn error_regions(parent: Node, out: &mut Vec<(usize, usize)>, depth: usize) {
     let mut open: Option<(usize, usize)> = None;
     let mut after_broken_conditional: Option<usize> = None;
     let mut cursor = parent.walk();
@@ -124,7 +128,9 @@ fn error_regions(parent: Node, out: &mut Vec<(usize, usize)>) {
             if let Some(region) = open.take() {
                 out.push(region);
             }
-            error_regions(child, out);
+            if depth < MAX_CONDITIONAL_NESTING {
+                error_regions(child, out, depth + 1);
+            }
             // The whole conditional too: tree-sitter may have folded the definition that follows
             // its alternative headers into the last branch.
             out.push((child.start_byte(), child.end_byte()));
