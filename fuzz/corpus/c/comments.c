@@ -1,0 +1,2 @@
+/* unterminated
+int f(void) { return 0; }

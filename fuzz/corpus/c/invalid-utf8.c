@@ -1,0 +1,2 @@
+/* ÿþ */
+int f(void) { return "Ã"[0]; }

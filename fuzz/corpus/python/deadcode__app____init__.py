@@ -1,0 +1,1 @@
+"""A tiny application with known dead code (see tests/query.rs)."""

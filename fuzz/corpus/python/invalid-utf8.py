@@ -1,0 +1,3 @@
+def f():
+    return "ÿş"
+Ãdef g(): pass

@@ -1,0 +1,4 @@
+"""A small package exercising the call-resolution rules."""
+from .api import get
+
+__all__ = ["get"]

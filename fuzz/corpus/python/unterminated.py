@@ -1,0 +1,5 @@
+def f():
+    """never closed
+
+def g():
+    pass

@@ -1,0 +1,4 @@
+/// Writes a log line.
+pub fn log(message: &str) {
+    eprintln!("{message}");
+}

@@ -1,0 +1,4 @@
+fn f() {
+    let s = "never closed;
+}
+fn g() {}
