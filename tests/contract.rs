@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use tg_integration::{
-    answer_batches, assert_golden, copy_fixture, init_json, json_payload, run, stage,
+    answer_batches, assert_golden, copy_fixture, init_json, json_payload, pipe_into, run, stage,
 };
 
 /// Layers an agent could design for tests/fixtures/python.
@@ -375,19 +375,7 @@ fn a_truncated_stream_commits_no_artifact() {
     let text = String::from_utf8(stream).expect("utf-8");
     let cut: String = text.lines().take(12).map(|l| format!("{l}\n")).collect();
     for name in ["tg-classify", "tg-status"] {
-        let mut child = Command::new(stage(name))
-            .current_dir(dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn");
-        {
-            use std::io::Write;
-            let mut stdin = child.stdin.take().expect("stdin");
-            stdin.write_all(cut.as_bytes()).expect("write");
-        }
-        let output = child.wait_with_output().expect("wait");
+        let output = pipe_into(name, dir, cut.as_bytes());
         assert_eq!(output.status.code(), Some(65), "{name}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains("ends without a summary record"), "{stderr}");

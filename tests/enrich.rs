@@ -8,22 +8,10 @@ use std::path::Path;
 use std::process::Command;
 use tg_integration::loopback::{Received, Reply, Server};
 use tg_integration::{
-    answer_batches, copy_fixture, init_json, json_payload, run, stage, test_intent,
+    answer_batches, init_json, json_payload, layered_fixture, run, stage, test_intent,
 };
 
-const PYTHON_LAYERS: &str = include_str!("fixtures/layers/python.layers.config.yaml");
 const KEY: &str = "sk-test-7Hq2-never-print-me";
-
-fn configured() -> tempfile::TempDir {
-    let repo = copy_fixture("python");
-    fs::create_dir_all(repo.path().join(".tldrgraph")).expect("mkdir");
-    fs::write(
-        repo.path().join(".tldrgraph/layers.config.yaml"),
-        PYTHON_LAYERS,
-    )
-    .expect("config");
-    repo
-}
 
 fn graph_node(dir: &Path, id: &str) -> Value {
     let graph: Value =
@@ -57,7 +45,7 @@ fn ids(batch: &Value) -> Vec<&str> {
 
 #[test]
 fn the_agent_loop_runs_in_batches_and_an_edit_requeues_only_its_symbol() {
-    let repo = configured();
+    let repo = layered_fixture("python");
     let dir = repo.path();
     let (asked, _) = init_json(dir, &[]);
     assert_eq!(asked["status"], "needs_confirmation");
@@ -183,7 +171,7 @@ fn the_agent_loop_runs_in_batches_and_an_edit_requeues_only_its_symbol() {
 
 #[test]
 fn a_bad_answer_is_rejected_whole_and_good_ones_apply_in_every_shape() {
-    let repo = configured();
+    let repo = layered_fixture("python");
     let dir = repo.path();
     let (batch, _) = init_json(dir, &["--yes"]);
     assert_eq!(batch["status"], "needs_enrichment");
@@ -313,7 +301,7 @@ fn a_bad_answer_is_rejected_whole_and_good_ones_apply_in_every_shape() {
 
 #[test]
 fn zero_token_mode_takes_the_first_doc_sentence_and_asks_nothing() {
-    let repo = configured();
+    let repo = layered_fixture("python");
     let dir = repo.path();
     let (done, _) = init_json(dir, &["--enrich", "off"]);
     assert_eq!(done["status"], "done");
@@ -377,7 +365,7 @@ fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
 
 #[test]
 fn an_llm_endpoint_writes_the_intents_through_429s_and_500s_and_never_leaks_the_key() {
-    let repo = configured();
+    let repo = layered_fixture("python");
     let dir = repo.path();
     let server = Server::start(
         vec![
@@ -496,7 +484,7 @@ fn piped(dir: &Path, server: &Server, enrich_args: &str) -> std::process::Output
 
 #[test]
 fn failures_timeouts_and_the_spend_cap_leave_symbols_for_the_next_run() {
-    let repo = configured();
+    let repo = layered_fixture("python");
     let dir = repo.path();
     let server = Server::start(
         vec![
@@ -537,7 +525,7 @@ fn failures_timeouts_and_the_spend_cap_leave_symbols_for_the_next_run() {
 
 #[test]
 fn init_sh_applies_a_dropped_answer_too() {
-    let repo = configured();
+    let repo = layered_fixture("python");
     let dir = repo.path();
     let (batch, _) = init_json(dir, &["--yes"]);
     let answer: Vec<Value> = ids(&batch)

@@ -7,9 +7,9 @@ use std::fs;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use tg_integration::{answer_batches, copy_fixture, init_json, json_payload, run, stage};
-
-const PYTHON_LAYERS: &str = include_str!("fixtures/layers/python.layers.config.yaml");
+use tg_integration::{
+    answer_batches, copy_fixture, init_json, json_payload, layered_fixture, pipe_into, run, stage,
+};
 
 /// The artifacts readers depend on; each must be whole (old or new), never a mix.
 pub const CHECKED: &[&str] = &[
@@ -27,13 +27,7 @@ pub const CHECKED: &[&str] = &[
 /// The python fixture with its layers designed, approved with --yes and every intent written
 /// by a test agent: `done`.
 fn enriched_repo() -> tempfile::TempDir {
-    let repo = copy_fixture("python");
-    fs::create_dir_all(repo.path().join(".tldrgraph")).expect("mkdir");
-    fs::write(
-        repo.path().join(".tldrgraph/layers.config.yaml"),
-        PYTHON_LAYERS,
-    )
-    .expect("config");
+    let repo = layered_fixture("python");
     let (first, _) = init_json(repo.path(), &["--yes"]);
     let (done, _) = answer_batches(repo.path(), first);
     assert_eq!(done["status"], "done", "{done}");
@@ -244,12 +238,7 @@ fn a_stage_failing_mid_stream_is_named_and_later_artifacts_stay_as_they_were() {
         "tg-plan",
         "#!/bin/sh\nhead -n 5\necho 'tg-plan: error: simulated failure' >&2\nexit 3\n",
     );
-    fs::write(
-        repo.path().join("main.py"),
-        fs::read_to_string(repo.path().join("main.py")).expect("main")
-            + "\ndef extra():\n    return 2\n",
-    )
-    .expect("edit");
+    add_a_function(repo.path());
     let output = Command::new(stages.path().join("tldrgraph"))
         .args(["init", "--json"])
         .current_dir(repo.path())
@@ -308,17 +297,33 @@ impl Drop for Mounted {
     }
 }
 
-#[test]
-fn a_full_disk_fails_clearly_and_keeps_the_previous_artifacts() {
+/// The python fixture whose `.tldrgraph/` is a tmpfs mounted with `options`, holding a
+/// complete build; `None` where mounting is not allowed. The mount goes with the guard.
+fn built_on_tmpfs(options: &str) -> Option<(tempfile::TempDir, Mounted)> {
     let built = enriched_repo();
     let repo = copy_fixture("python");
     let store = repo.path().join(".tldrgraph");
     fs::create_dir_all(&store).expect("mkdir");
-    if !mount_tmpfs(&store, "size=512k") {
-        return;
+    if !mount_tmpfs(&store, options) {
+        return None;
     }
-    let _mounted = Mounted(store.clone());
+    let mounted = Mounted(store.clone());
     copy_all(&built.path().join(".tldrgraph"), &store);
+    Some((repo, mounted))
+}
+
+/// A source change that gives the next run work to do.
+fn add_a_function(dir: &Path) {
+    let main = fs::read_to_string(dir.join("main.py")).expect("main");
+    fs::write(dir.join("main.py"), main + "\ndef extra():\n    return 2\n").expect("edit");
+}
+
+#[test]
+fn a_full_disk_fails_clearly_and_keeps_the_previous_artifacts() {
+    let Some((repo, _mounted)) = built_on_tmpfs("size=512k") else {
+        return;
+    };
+    let store = repo.path().join(".tldrgraph");
     let before = snapshot(repo.path());
     // Fill the rest of the disk.
     let filler = store.join("filler");
@@ -329,12 +334,7 @@ fn a_full_disk_fails_clearly_and_keeps_the_previous_artifacts() {
         while file.write_all(&chunk).is_ok() {}
         let _ = file.sync_all();
     }
-    fs::write(
-        repo.path().join("main.py"),
-        fs::read_to_string(repo.path().join("main.py")).expect("main")
-            + "\ndef extra():\n    return 2\n",
-    )
-    .expect("edit");
+    add_a_function(repo.path());
     let (payload, code) = init_json(repo.path(), &[]);
     assert_eq!(payload["status"], "error", "{payload}");
     assert!(
@@ -356,15 +356,10 @@ fn a_full_disk_fails_clearly_and_keeps_the_previous_artifacts() {
 
 #[test]
 fn a_read_only_store_fails_clearly_and_changes_nothing() {
-    let built = enriched_repo();
-    let repo = copy_fixture("python");
-    let store = repo.path().join(".tldrgraph");
-    fs::create_dir_all(&store).expect("mkdir");
-    if !mount_tmpfs(&store, "size=4m") {
+    let Some((repo, _mounted)) = built_on_tmpfs("size=4m") else {
         return;
-    }
-    let _mounted = Mounted(store.clone());
-    copy_all(&built.path().join(".tldrgraph"), &store);
+    };
+    let store = repo.path().join(".tldrgraph");
     // The lock file exists already: opening it for writing is what fails first otherwise.
     fs::write(store.join("tldrgraph.lock"), "").expect("lock file");
     let before = snapshot(repo.path());
@@ -374,12 +369,7 @@ fn a_read_only_store_fails_clearly_and_changes_nothing() {
         .status()
         .expect("mount");
     assert!(remount.success());
-    fs::write(
-        repo.path().join("main.py"),
-        fs::read_to_string(repo.path().join("main.py")).expect("main")
-            + "\ndef extra():\n    return 2\n",
-    )
-    .expect("edit");
+    add_a_function(repo.path());
     let (payload, code) = init_json(repo.path(), &[]);
     assert_eq!(payload["status"], "error", "{payload}");
     assert_ne!(code, 0);
@@ -845,33 +835,9 @@ fn a_file_rewritten_while_it_is_read_never_poisons_the_caches() {
     assert!(flips > 40);
 }
 
-/// Runs stage `name` in `dir` with `input` on stdin.
-fn pipe_into(name: &str, dir: &Path, input: &[u8]) -> std::process::Output {
-    use std::io::Write;
-    let mut child = Command::new(stage(name))
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let output = child.wait_with_output().expect("wait");
-    let _ = writer.join();
-    output
-}
-
 #[test]
 fn every_stream_reader_rejects_bad_streams_by_line_and_passes_unknown_records_through() {
-    let repo = copy_fixture("python");
-    fs::create_dir_all(repo.path().join(".tldrgraph")).expect("mkdir");
-    fs::write(
-        repo.path().join(".tldrgraph/layers.config.yaml"),
-        PYTHON_LAYERS,
-    )
-    .expect("config");
+    let repo = layered_fixture("python");
     let extracted = run("tg-extract", repo.path(), &["."]);
     assert!(extracted.status.success());
     let stream = String::from_utf8(extracted.stdout).expect("utf-8");

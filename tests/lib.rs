@@ -21,6 +21,41 @@ pub fn stage(name: &str) -> PathBuf {
     path
 }
 
+/// The layers config the agent writes for the python fixture.
+pub const PYTHON_LAYERS: &str = include_str!("fixtures/layers/python.layers.config.yaml");
+
+/// A copy of fixture `name` with the python layers config in its `.tldrgraph/`.
+pub fn layered_fixture(name: &str) -> tempfile::TempDir {
+    let repo = copy_fixture(name);
+    std::fs::create_dir_all(repo.path().join(".tldrgraph")).expect("mkdir");
+    std::fs::write(
+        repo.path().join(".tldrgraph/layers.config.yaml"),
+        PYTHON_LAYERS,
+    )
+    .expect("config");
+    repo
+}
+
+/// Runs the built binary `name` in `dir` with `input` on its stdin (written from a thread, so a
+/// stage that stops reading early cannot block the test).
+pub fn pipe_into(name: &str, dir: &Path, input: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(stage(name))
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output().expect("wait");
+    let _ = writer.join();
+    output
+}
+
 /// `tests/fixtures/<name>`.
 pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -7,10 +7,10 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 use tg_integration::loopback::{Received, Reply, Server};
-use tg_integration::{assert_golden, copy_fixture, init_json, json_payload, stage};
+use tg_integration::{
+    assert_golden, copy_fixture, init_json, json_payload, layered_fixture, stage,
+};
 use tg_shared::embed::{self, StaticModel};
-
-const PYTHON_LAYERS: &str = include_str!("fixtures/layers/python.layers.config.yaml");
 
 /// The installed model; `make model` installs it (`make test` does first).
 fn model() -> StaticModel {
@@ -18,17 +18,6 @@ fn model() -> StaticModel {
     StaticModel::load(&path).unwrap_or_else(|e| {
         panic!("the embedding model is missing ({e}): run `make model` (make test does)")
     })
-}
-
-fn layered(name: &str) -> tempfile::TempDir {
-    let repo = copy_fixture(name);
-    fs::create_dir_all(repo.path().join(".tldrgraph")).expect("mkdir");
-    fs::write(
-        repo.path().join(".tldrgraph/layers.config.yaml"),
-        PYTHON_LAYERS,
-    )
-    .expect("config");
-    repo
 }
 
 fn tldrgraph(dir: &Path, args: &[&str]) -> Output {
@@ -74,7 +63,7 @@ fn the_embedder_is_deterministic_and_similar_texts_score_higher() {
 
 #[test]
 fn query_answers_with_flows_a_context_pack_and_json() {
-    let repo = layered("python");
+    let repo = layered_fixture("python");
     let dir = repo.path();
     let (done, _) = init_json(dir, &["--enrich", "off"]);
     assert_eq!(
@@ -174,7 +163,7 @@ fn embed_stderr(dir: &Path, extra: &[&str]) -> String {
 
 #[test]
 fn only_changed_texts_are_embedded_again_and_gone_symbols_lose_their_vectors() {
-    let repo = layered("python");
+    let repo = layered_fixture("python");
     let dir = repo.path();
     assert_eq!(
         embed_stderr(dir, &[]),
@@ -220,7 +209,7 @@ fn only_changed_texts_are_embedded_again_and_gone_symbols_lose_their_vectors() {
 
 #[test]
 fn without_the_model_the_state_says_so_and_search_is_lexical() {
-    let repo = layered("python");
+    let repo = layered_fixture("python");
     let dir = repo.path();
     let out = Command::new(stage("tldrgraph"))
         .args(["init", "--json", "--enrich", "off"])
@@ -266,7 +255,7 @@ fn without_the_model_the_state_says_so_and_search_is_lexical() {
 
 #[test]
 fn trace_finds_the_confident_path_or_says_there_is_none() {
-    let repo = layered("python");
+    let repo = layered_fixture("python");
     let dir = repo.path();
     init_json(dir, &["--enrich", "off"]);
     let (path, _) = json_payload(&tldrgraph(dir, &["trace", "main", "get", "--json"]));
@@ -382,7 +371,7 @@ fn embeddings_reply(request: &Received) -> Reply {
 
 #[test]
 fn an_http_embeddings_endpoint_is_batched_retried_and_used_for_queries() {
-    let repo = layered("python");
+    let repo = layered_fixture("python");
     let dir = repo.path();
     let server = Server::start(vec![Reply::status(503, "warming up")], embeddings_reply);
     let with_env = |args: &[&str]| {
@@ -508,7 +497,7 @@ fn an_http_embeddings_endpoint_is_batched_retried_and_used_for_queries() {
 
 #[test]
 fn a_damaged_or_missing_index_is_a_clear_error() {
-    let repo = layered("python");
+    let repo = layered_fixture("python");
     let dir = repo.path();
     let missing = tldrgraph(dir, &["query", "fetch a url"]);
     assert_eq!(missing.status.code(), Some(66));
@@ -540,7 +529,7 @@ fn a_damaged_or_missing_index_is_a_clear_error() {
 
 #[test]
 fn tg_embed_passes_an_unchanged_stream_through_with_the_same_bytes() {
-    let repo = layered("python");
+    let repo = layered_fixture("python");
     let dir = repo.path();
     let bin = |name: &str| stage(name).display().to_string();
     let upstream = format!(

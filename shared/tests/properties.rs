@@ -1298,6 +1298,34 @@ fn py_def() -> impl Strategy<Value = Def> {
     ]
 }
 
+/// A Rust block `header … }` named `owner` (a symbol itself when `owner_kind` is given) with
+/// one line per member, each a symbol `owner::member` of `member_kind`.
+fn braced(
+    header: String,
+    owner: &str,
+    owner_kind: Option<NodeKind>,
+    members: &[&str],
+    member_kind: NodeKind,
+    line: impl Fn(&str) -> String,
+) -> Def {
+    let mut lines = vec![header];
+    let mut symbols: Vec<_> = owner_kind
+        .map(|kind| (owner.to_string(), kind, 0, members.len() + 1))
+        .into_iter()
+        .collect();
+    for member in members {
+        symbols.push((
+            format!("{owner}::{member}"),
+            member_kind,
+            lines.len(),
+            lines.len(),
+        ));
+        lines.push(line(member));
+    }
+    lines.push("}".into());
+    Def { lines, symbols }
+}
+
 const RS_NAMES: &[&str] = &["new", "run", "f", "open", "x_1", "ñu", "Store"];
 
 fn rust_def() -> impl Strategy<Value = Def> {
@@ -1317,49 +1345,34 @@ fn rust_def() -> impl Strategy<Value = Def> {
             symbols: vec![(t.to_string(), NodeKind::Struct, 0, 2)],
         }),
         (ty(), vec(name(), 0..3)).prop_map(|(t, methods)| {
-            let mut lines = vec![format!("impl {t} {{")];
-            let mut symbols = Vec::new();
-            for m in methods {
-                symbols.push((
-                    format!("{t}::{m}"),
-                    NodeKind::Method,
-                    lines.len(),
-                    lines.len(),
-                ));
-                lines.push(format!("    fn {m}(&self) {{}}"));
-            }
-            lines.push("}".into());
-            Def { lines, symbols }
+            braced(
+                format!("impl {t} {{"),
+                t,
+                None,
+                &methods,
+                NodeKind::Method,
+                |m| format!("    fn {m}(&self) {{}}"),
+            )
         }),
         (name(), vec(name(), 0..3)).prop_map(|(m, fns)| {
-            let mut lines = vec![format!("mod {m} {{")];
-            let mut symbols = vec![(m.to_string(), NodeKind::Mod, 0, fns.len() + 1)];
-            for f in fns {
-                symbols.push((
-                    format!("{m}::{f}"),
-                    NodeKind::Function,
-                    lines.len(),
-                    lines.len(),
-                ));
-                lines.push(format!("    fn {f}() {{}}"));
-            }
-            lines.push("}".into());
-            Def { lines, symbols }
+            braced(
+                format!("mod {m} {{"),
+                m,
+                Some(NodeKind::Mod),
+                &fns,
+                NodeKind::Function,
+                |f| format!("    fn {f}() {{}}"),
+            )
         }),
         (ty(), vec(name(), 0..3)).prop_map(|(t, methods)| {
-            let mut lines = vec![format!("trait {t} {{")];
-            let mut symbols = vec![(t.to_string(), NodeKind::Trait, 0, methods.len() + 1)];
-            for m in methods {
-                symbols.push((
-                    format!("{t}::{m}"),
-                    NodeKind::Method,
-                    lines.len(),
-                    lines.len(),
-                ));
-                lines.push(format!("    fn {m}(&self);"));
-            }
-            lines.push("}".into());
-            Def { lines, symbols }
+            braced(
+                format!("trait {t} {{"),
+                t,
+                Some(NodeKind::Trait),
+                &methods,
+                NodeKind::Method,
+                |m| format!("    fn {m}(&self);"),
+            )
         }),
     ]
 }
