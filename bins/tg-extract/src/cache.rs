@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use tg_shared::codec;
 use tg_shared::lang::{FileFacts, EXTRACTOR_REVISION};
@@ -113,36 +114,67 @@ impl CacheView<'_> {
 /// Layout: `<fingerprint>\n`, the stream, `end <fingerprint> <blake3 of the stream>\n`; a file
 /// without its trailer (a crash mid-write) or whose stream no longer matches its hash (damage)
 /// is never reused. Returns the stream, or why a file that is there cannot be used.
-pub fn open_output(path: &Path, fingerprint: &str) -> Result<Option<Vec<u8>>, String> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
+pub fn open_output(
+    path: &Path,
+    fingerprint: &str,
+) -> Result<Option<io::Take<BufReader<File>>>, String> {
+    let mut file = match File::open(path) {
+        Ok(file) => file,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(err) => return Err(format!("cannot read {}: {err}", path.display())),
     };
-    let header = format!("{fingerprint}\n");
-    let Some(rest) = bytes.strip_prefix(header.as_bytes()) else {
-        // Another input set or another build: not damage.
-        return Ok(None);
-    };
+    let cannot_read = |err: io::Error| format!("cannot read {}: {err}", path.display());
     let damaged = || {
         format!(
             "ignoring damaged {}: its checksum does not match",
             path.display()
         )
     };
-    let body_end = rest[..rest.len().saturating_sub(1)]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |at| at + 1);
-    let (body, trailer) = rest.split_at(body_end);
-    let expected = format!(
-        "end {fingerprint} {}\n",
-        tg_shared::hash::content_hash(body)
-    );
-    if trailer != expected.as_bytes() {
+    let size = file.metadata().map_err(cannot_read)?.len();
+    let header = format!("{fingerprint}\n");
+    let mut head = vec![0; header.len()];
+    if file.read_exact(&mut head).is_err() || head != header.as_bytes() {
+        // Another input set or another build: not damage.
+        return Ok(None);
+    }
+    // `end <fingerprint> <hash>\n`, the hash as long as every content hash.
+    let hash_len = tg_shared::hash::content_hash(b"").len();
+    let trailer_start = format!("end {fingerprint} ");
+    let trailer_len = (trailer_start.len() + hash_len + 1) as u64;
+    let Some(body_len) = size.checked_sub(header.len() as u64 + trailer_len) else {
+        return Err(damaged());
+    };
+    let mut trailer = vec![0; trailer_len as usize];
+    file.seek(SeekFrom::Start(size - trailer_len))
+        .and_then(|_| file.read_exact(&mut trailer))
+        .map_err(cannot_read)?;
+    let Some(expected) = trailer
+        .strip_prefix(trailer_start.as_bytes())
+        .and_then(|t| t.strip_suffix(b"\n"))
+    else {
+        return Err(damaged());
+    };
+    // Hashed in chunks before anything is written, so a damaged stream is never passed on, and
+    // then streamed: no copy of the whole output in memory.
+    file.seek(SeekFrom::Start(header.len() as u64))
+        .map_err(cannot_read)?;
+    let mut hasher = tg_shared::hash::Hasher::new();
+    let mut body = BufReader::with_capacity(1 << 20, &mut file).take(body_len);
+    loop {
+        let chunk = body.fill_buf().map_err(cannot_read)?;
+        if chunk.is_empty() {
+            break;
+        }
+        let n = chunk.len();
+        hasher.update(chunk);
+        body.consume(n);
+    }
+    if body.limit() != 0 || hasher.finish().as_bytes() != expected {
         return Err(damaged());
     }
-    Ok(Some(body.to_vec()))
+    file.seek(SeekFrom::Start(header.len() as u64))
+        .map_err(cannot_read)?;
+    Ok(Some(BufReader::with_capacity(1 << 16, file).take(body_len)))
 }
 
 /// The output cache being written beside the stream; [`OutputCache::finish`] seals it.

@@ -16,7 +16,7 @@ use cli::Cli;
 use extract::Outcome;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tg_shared::exit;
@@ -166,12 +166,13 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
                 None
             }
         };
-        if let Some(bytes) = previous {
+        if let Some(mut previous) = previous {
+            let mut bytes = Vec::new();
             let copied = match &cli.output {
-                Some(_) => Ok(()),
+                Some(_) => previous.read_to_end(&mut bytes).map(|_| ()),
                 None => {
                     let mut out = io::stdout().lock();
-                    out.write_all(&bytes).and_then(|_| out.flush())
+                    io::copy(&mut previous, &mut out).and_then(|_| out.flush())
                 }
             };
             if reader_went_away(copied)? {
