@@ -216,6 +216,11 @@ pub enum Resolution {
     SelfMethod,
     /// Followed through an import.
     Import,
+    /// A method found through its receiver's stated type (annotation, constructor assignment,
+    /// field type).
+    Typed,
+    /// A function returns a function it defines (decorator and handler factories).
+    Closure,
     /// The only symbol of that name in the repository.
     Unique,
     /// One of several same-named symbols; an edge to each.
@@ -229,6 +234,8 @@ impl Resolution {
             Resolution::Local => 1.0,
             Resolution::SelfMethod => 0.95,
             Resolution::Import => 0.95,
+            Resolution::Typed => 0.9,
+            Resolution::Closure => 1.0,
             Resolution::Unique => 0.6,
             Resolution::Ambiguous => 0.3,
         }

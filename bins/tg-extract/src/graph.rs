@@ -244,7 +244,9 @@ pub fn package_aliases(root: &std::path::Path, files: &[SourceFile]) -> Vec<Pack
             // The package's root module: the manifest's own root file, else the package key.
             let root = match root_file {
                 Some(file) => lang
-                    .module_keys(&format!("{dir}{}", file.trim_start_matches("./")))
+                    .module_keys(&format!("{dir}{}", file.trim_start_matches("./")), &|_| {
+                        false
+                    })
                     .into_iter()
                     .next(),
                 None => Some(package.clone()),

@@ -1,24 +1,32 @@
 //! Cross-file resolution: turns every file's [`FileFacts`] into ids and edges.
 //!
-//! Language-neutral: it follows scopes, imports, module keys and class bases as the facts
-//! describe them, and asks the [`Language`] only about module keys and builtins. Resolution
-//! kinds, most certain first: `local` (a definition visible in scope), `self` (a member of the
-//! enclosing class or impl, or of its bases), `import` (through an import binding), `unique` (the
-//! only repository symbol of that name), `ambiguous` (one of a few; an edge to each).
+//! Language-neutral: it follows scopes, imports, module keys, class bases and the type facts
+//! (annotations, constructor assignments, field types) as the facts describe them, and asks the
+//! [`Language`] only about module keys and builtins. Resolution kinds, most certain first:
+//! `local` (a definition visible in scope), `self` (a member of the enclosing class or impl, or
+//! of its bases), `import` (through an import binding), `typed` (a method of a receiver whose
+//! type the source states), `closure` (a function returning a function it defines), `unique`
+//! (the only repository symbol of that name), `ambiguous` (one of a few, or one of several
+//! definitions under `if`/`try`; an edge to each). A method called on a receiver of unknown
+//! type gets no edge, however unique its name.
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use tg_shared::lang::{Binding, FileFacts, Language, ModuleRef, RefKind, ScopeRule, Target};
+use tg_shared::lang::{
+    Binding, FileFacts, Language, ModuleRef, RefKind, ScopeRule, Target, TypeFact, TypeSlot, Value,
+};
 use tg_shared::record::{EdgeKind, NodeKind, Resolution};
 
 /// Bumped whenever resolution changes what it produces from the same facts: the no-op output
 /// cache (keyed by it) must not replay edges an older resolver made.
-pub const RESOLVER_REVISION: u32 = 4;
+pub const RESOLVER_REVISION: u32 = 5;
 
 /// At most this many candidates get an `ambiguous` edge each; more means we know nothing.
 const MAX_AMBIGUOUS: usize = 3;
 /// How far re-exports (`from .api import get` in `__init__.py`) and base classes are followed.
 const MAX_HOPS: usize = 8;
+/// How deep a receiver's type is worked out (`a.b.c().d.m()`), and so how far typing recurses.
+const MAX_TYPE_DEPTH: usize = 8;
 
 /// A symbol: (file index, symbol index in that file's facts).
 pub type Sym = (u32, u32);
@@ -57,8 +65,13 @@ enum Lookup {
     },
     /// Bound to something outside the repository: never fall back to a same-named symbol.
     External,
-    /// Bound by a parameter or assignment: a value we cannot see through.
+    /// Bound by a parameter or assignment: a value we cannot see through by name alone.
     Opaque,
+    /// A module-level variable of another file (`from .web import app`): typed through it.
+    Variable {
+        file: u32,
+        name: String,
+    },
     NotFound,
 }
 
@@ -76,8 +89,6 @@ pub struct Resolver<'a> {
     locals: HashSet<(u32, u32, &'a str)>,
     /// (lang, name) → top-level callables (the bare-name fallback).
     top_level: HashMap<(&'static str, &'a str), Vec<Sym>>,
-    /// (lang, name) → methods (the unknown-receiver fallback).
-    methods: HashMap<(&'static str, &'a str), Vec<Sym>>,
     /// (lang, owner type, name) → methods defined outside their type (Rust impls, traits).
     owned: HashMap<(&'static str, &'a str, &'a str), Vec<Sym>>,
     /// (lang, type name) → class-like symbols, for `Type::method` when `Type` was not resolved.
@@ -90,6 +101,10 @@ pub struct Resolver<'a> {
     package: Vec<Option<String>>,
     /// (lang, name) of other packages, by the names code uses for them (`tg_shared`).
     aliases: HashSet<(&'static str, String)>,
+    /// (file, scope, name) → type facts of that variable.
+    var_types: HashMap<(u32, u32, &'a str), Vec<u32>>,
+    /// (file, class, name) → type facts of that attribute.
+    attr_types: HashMap<(u32, u32, &'a str), Vec<u32>>,
 }
 
 /// Another package of the repository as code names it: `(language, name, its root module key)`,
@@ -119,20 +134,26 @@ impl<'a> Resolver<'a> {
             stars: HashMap::default(),
             locals: HashSet::default(),
             top_level: HashMap::default(),
-            methods: HashMap::default(),
             owned: HashMap::default(),
             types: HashMap::default(),
             base_refs: HashMap::default(),
             primary_key: Vec::with_capacity(units.len()),
             package: units.iter().map(|u| u.lang.package(u.path)).collect(),
             aliases: HashSet::default(),
+            var_types: HashMap::default(),
+            attr_types: HashMap::default(),
+        };
+        let paths: HashSet<&str> = units.iter().map(|u| u.path).collect();
+        let is_package_dir = |dir: &str| {
+            paths.contains(format!("{dir}/__init__.py").as_str())
+                || paths.contains(format!("{dir}/__init__.pyi").as_str())
         };
         for (f, unit) in units.iter().enumerate() {
             let f = f as u32;
             let lang = unit.lang.id();
             r.by_path.insert(unit.path, f);
             let keys = r.by_key.entry(lang).or_default();
-            let module_keys = unit.lang.module_keys(unit.path);
+            let module_keys = unit.lang.module_keys(unit.path, &is_package_dir);
             r.primary_key.push(module_keys.first().cloned());
             for key in module_keys {
                 keys.entry(key).or_default().push(f);
@@ -159,12 +180,6 @@ impl<'a> Resolver<'a> {
                     && matches!(parent_kind, Some(NodeKind::Module | NodeKind::Mod))
                 {
                     r.top_level
-                        .entry((lang, sym.name.as_str()))
-                        .or_default()
-                        .push((f, i));
-                }
-                if sym.kind == NodeKind::Method {
-                    r.methods
                         .entry((lang, sym.name.as_str()))
                         .or_default()
                         .push((f, i));
@@ -197,6 +212,15 @@ impl<'a> Resolver<'a> {
             }
             for (scope, name) in &unit.facts.locals {
                 r.locals.insert((f, *scope, name.as_str()));
+            }
+            for (i, fact) in unit.facts.types.iter().enumerate() {
+                let map = match fact.slot {
+                    TypeSlot::Variable => &mut r.var_types,
+                    TypeSlot::Attribute => &mut r.attr_types,
+                };
+                map.entry((f, fact.scope, fact.name.as_str()))
+                    .or_default()
+                    .push(i as u32);
             }
         }
         r.add_aliases(aliases);
@@ -319,12 +343,13 @@ impl<'a> Resolver<'a> {
                 let (targets, resolution) = match reference.kind {
                     RefKind::Call => self.resolve_call(f, reference.scope, &reference.target),
                     RefKind::Inherit => self.resolve_base(f, reference.scope, &reference.target),
+                    RefKind::ReturnsClosure => self.returned_closure(f, reference),
                 };
                 if targets.is_empty() && reference.kind == RefKind::Call {
                     stats.calls_unresolved += 1;
                 }
                 let kind = match reference.kind {
-                    RefKind::Call => EdgeKind::Calls,
+                    RefKind::Call | RefKind::ReturnsClosure => EdgeKind::Calls,
                     RefKind::Inherit => EdgeKind::Inherits,
                 };
                 for dst in targets {
@@ -382,32 +407,62 @@ impl<'a> Resolver<'a> {
     }
 
     fn resolve_call(&self, f: u32, scope: u32, target: &Target) -> (Vec<Sym>, Resolution) {
+        self.resolve_call_at(f, scope, target, 0)
+    }
+
+    /// A call's targets; `depth` counts the receivers being typed around it.
+    fn resolve_call_at(
+        &self,
+        f: u32,
+        scope: u32,
+        target: &Target,
+        depth: usize,
+    ) -> (Vec<Sym>, Resolution) {
+        let (found, resolution) = self.call_candidates(f, scope, target, depth);
+        let found: Vec<Sym> = found
+            .into_iter()
+            .filter(|&s| self.symbol(s).kind.is_callable())
+            .collect();
+        self.narrow_definitions(found, resolution)
+    }
+
+    fn call_candidates(
+        &self,
+        f: u32,
+        scope: u32,
+        target: &Target,
+        depth: usize,
+    ) -> (Vec<Sym>, Resolution) {
         let lang = self.lang_of(f);
-        let callable = |syms: Vec<Sym>| -> Vec<Sym> {
-            syms.into_iter()
-                .filter(|&s| self.symbol(s).kind.is_callable())
-                .collect()
-        };
+        let nothing = (Vec::new(), Resolution::Local);
         match target {
             Target::Name(name) => match self.lookup_name(f, scope, name) {
-                Lookup::Symbols(syms, resolution) => (callable(syms), resolution),
+                Lookup::Symbols(syms, resolution) => (syms, resolution),
                 Lookup::NotFound if !lang.is_builtin(name) => self.fallback_top_level(f, name),
-                _ => (Vec::new(), Resolution::Local),
+                _ => nothing,
             },
             Target::Path(parts) => match self.lookup_path(f, scope, parts) {
-                Lookup::Symbols(syms, resolution) => (callable(syms), resolution),
-                Lookup::NotFound => self.fallback_path(f, parts),
-                _ => (Vec::new(), Resolution::Local),
+                Lookup::Symbols(syms, resolution) => (syms, resolution),
+                Lookup::NotFound | Lookup::Opaque | Lookup::Variable { .. } => {
+                    // A variable's attribute (`client.post()`, `self.router.get()`): typed.
+                    let typed = self.typed_path(f, scope, parts, depth);
+                    if !typed.0.is_empty() {
+                        return typed;
+                    }
+                    match self.lookup_name(f, scope, &parts[0]) {
+                        Lookup::NotFound => self.fallback_path(f, parts),
+                        _ => nothing,
+                    }
+                }
+                _ => nothing,
             },
             Target::Qualified { module, rest } => {
-                let found = self.lookup_in_key(f, lang.id(), module, rest);
-                match found {
-                    Lookup::Symbols(syms, resolution) => (callable(syms), resolution),
-                    Lookup::NotFound => match rest.last() {
-                        Some(last) => self.fallback_top_level(f, last),
-                        None => (Vec::new(), Resolution::Local),
-                    },
-                    _ => (Vec::new(), Resolution::Local),
+                match self.lookup_in_key(f, lang.id(), module, rest) {
+                    Lookup::Symbols(syms, resolution) => (syms, resolution),
+                    // `self::f()` of a name we cannot see: a re-export, maybe. A longer path
+                    // (`self::Token::exact`) leads into what it names, or nowhere.
+                    Lookup::NotFound if rest.len() == 1 => self.fallback_top_level(f, &rest[0]),
+                    _ => nothing,
                 }
             }
             Target::SelfMember(name) => self.resolve_self_member(f, scope, name),
@@ -419,11 +474,334 @@ impl<'a> Resolver<'a> {
                         .into_iter()
                         .flat_map(|base| self.class_member(base, name, &mut seen, 0))
                         .collect();
-                    (callable(found), Resolution::SelfMethod)
+                    (found, Resolution::SelfMethod)
                 }
                 None => (Vec::new(), Resolution::SelfMethod),
             },
-            Target::Member(name) => self.fallback_member(f, name),
+            Target::Method { receiver, name } => {
+                let classes = self.value_types(f, scope, receiver, depth + 1);
+                (self.members_of_classes(&classes, name), Resolution::Typed)
+            }
+            // A receiver of unknown type: a unique method name says nothing about it.
+            Target::Member(_) => nothing,
+        }
+    }
+
+    /// `a.b.m` where `a` is a variable: the type of `a.b`, then its member `m`.
+    fn typed_path(
+        &self,
+        f: u32,
+        scope: u32,
+        parts: &[String],
+        depth: usize,
+    ) -> (Vec<Sym>, Resolution) {
+        let Some((method, receiver)) = parts.split_last() else {
+            return (Vec::new(), Resolution::Typed);
+        };
+        let Some((head, attrs)) = receiver.split_first() else {
+            return (Vec::new(), Resolution::Typed);
+        };
+        let mut value = Value::Name(head.clone());
+        for attr in attrs {
+            value = Value::Attr(Box::new(value), attr.clone());
+        }
+        let classes = self.value_types(f, scope, &value, depth + 1);
+        (self.members_of_classes(&classes, method), Resolution::Typed)
+    }
+
+    fn members_of_classes(&self, classes: &[Sym], name: &str) -> Vec<Sym> {
+        let mut found: Vec<Sym> = classes
+            .iter()
+            .flat_map(|&c| self.class_member(c, name, &mut HashSet::default(), 0))
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+
+    /// Several definitions of one name in one scope: `@overload` stubs are never called; of
+    /// plain redefinitions the last one runs; if any is conditional (`if`/`try`), which one runs
+    /// depends on the configuration, so each gets an `ambiguous` edge.
+    fn narrow_definitions(
+        &self,
+        found: Vec<Sym>,
+        resolution: Resolution,
+    ) -> (Vec<Sym>, Resolution) {
+        let found: Vec<Sym> = found
+            .into_iter()
+            .filter(|&s| !self.symbol(s).stub)
+            .collect();
+        if let [only] = found[..] {
+            // `try: from json import dumps` / `except ImportError: def dumps()`: either runs.
+            let sym = self.symbol(only);
+            let imported_too = sym
+                .parent
+                .is_some_and(|p| self.bindings.contains_key(&(only.0, p, sym.name.as_str())));
+            if sym.conditional && imported_too {
+                return (found, Resolution::Ambiguous);
+            }
+        }
+        if found.len() < 2 {
+            return (found, resolution);
+        }
+        let mut groups: Vec<((u32, Option<u32>, &str), Vec<Sym>)> = Vec::new();
+        for s in found {
+            let sym = self.symbol(s);
+            let key = (s.0, sym.parent, sym.name.as_str());
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, members)) => members.push(s),
+                None => groups.push((key, vec![s])),
+            }
+        }
+        let mut out = Vec::new();
+        let mut ambiguous = false;
+        for (_, mut members) in groups {
+            if members.len() > 1 {
+                if members.iter().any(|&s| self.symbol(s).conditional) {
+                    ambiguous = true;
+                } else {
+                    members.sort_unstable_by_key(|&s| self.symbol(s).line_start);
+                    members.drain(..members.len() - 1);
+                }
+            }
+            out.extend(members);
+        }
+        if ambiguous {
+            (out, Resolution::Ambiguous)
+        } else {
+            (out, resolution)
+        }
+    }
+
+    /// `return inner` where `inner` is a function the returning one defines.
+    fn returned_closure(
+        &self,
+        f: u32,
+        reference: &tg_shared::lang::Reference,
+    ) -> (Vec<Sym>, Resolution) {
+        let Target::Name(name) = &reference.target else {
+            return (Vec::new(), Resolution::Closure);
+        };
+        let found = self
+            .children
+            .get(&(f, reference.scope, name.as_str()))
+            .map(|defs| {
+                defs.iter()
+                    .map(|&d| (f, d))
+                    .filter(|&s| {
+                        matches!(self.symbol(s).kind, NodeKind::Function | NodeKind::Method)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        (found, Resolution::Closure)
+    }
+
+    /// The classes (class-like symbols) whose instance `value` is, as the source states it;
+    /// empty when it does not say, or says several things that disagree.
+    fn value_types(&self, f: u32, scope: u32, value: &Value, depth: usize) -> Vec<Sym> {
+        if depth > MAX_TYPE_DEPTH {
+            return Vec::new();
+        }
+        let mut found = match value {
+            Value::Name(name) => match self.variable_facts(f, scope, name) {
+                Some(facts) => self.facts_types(f, &facts, depth),
+                None => match self.lookup_name(f, scope, name) {
+                    Lookup::Symbols(syms, _) => syms
+                        .into_iter()
+                        .filter(|&s| is_type_like(self.symbol(s).kind))
+                        .collect(),
+                    Lookup::Variable { file, name } => {
+                        match self.var_types.get(&(file, 0, name.as_str())) {
+                            Some(facts) => self.facts_types(file, &facts.clone(), depth),
+                            None => Vec::new(),
+                        }
+                    }
+                    _ => Vec::new(),
+                },
+            },
+            Value::SelfType => self.self_type(f, scope),
+            Value::Call(target) => {
+                let (callees, _) = self.resolve_call_at(f, scope, target, depth + 1);
+                callees
+                    .into_iter()
+                    .flat_map(|callee| self.call_result(callee, depth))
+                    .collect()
+            }
+            Value::Attr(object, attr) => self
+                .value_types(f, scope, object, depth + 1)
+                .into_iter()
+                .flat_map(|class| self.attribute_types(class, attr, depth))
+                .collect(),
+            Value::Type(path) => self.named_type(f, scope, path),
+        };
+        found.sort_unstable();
+        found.dedup();
+        if found.len() > MAX_AMBIGUOUS {
+            found.clear();
+        }
+        found
+    }
+
+    /// The type facts of the variable `name` as seen from `scope`, through Python's (and
+    /// Rust's) scoping; `None` when the name is a definition, an import, or a variable whose
+    /// type nothing states.
+    fn variable_facts(&self, f: u32, scope: u32, name: &str) -> Option<Vec<u32>> {
+        let symbols = &self.units[f as usize].facts.symbols;
+        let mut current = Some(scope);
+        let mut innermost = true;
+        while let Some(s) = current {
+            let sym = &symbols[s as usize];
+            if innermost || sym.scope == ScopeRule::Transparent {
+                if self.children.contains_key(&(f, s, name))
+                    || self.bindings.contains_key(&(f, s, name))
+                {
+                    return None;
+                }
+                if let Some(facts) = self.var_types.get(&(f, s, name)) {
+                    return Some(facts.clone());
+                }
+                if self.locals.contains(&(f, s, name)) {
+                    return None;
+                }
+            }
+            innermost = false;
+            current = sym.parent;
+        }
+        None
+    }
+
+    /// The types a set of facts about one name states: declarations win; among assignments,
+    /// one that cannot be followed makes the whole name unknown.
+    fn facts_types(&self, f: u32, facts: &[u32], depth: usize) -> Vec<Sym> {
+        let all = &self.units[f as usize].facts.types;
+        let facts: Vec<&TypeFact> = facts.iter().map(|&i| &all[i as usize]).collect();
+        let declared: Vec<&TypeFact> = facts.iter().copied().filter(|t| t.declared).collect();
+        let chosen = if declared.is_empty() { facts } else { declared };
+        let mut out = Vec::new();
+        for fact in chosen {
+            let types = self.value_types(f, fact.eval_scope, &fact.value, depth + 1);
+            if types.is_empty() && !fact.declared {
+                return Vec::new();
+            }
+            out.extend(types);
+        }
+        out
+    }
+
+    /// What calling `callee` gives: an instance of a class, or its declared return type.
+    fn call_result(&self, callee: Sym, depth: usize) -> Vec<Sym> {
+        let sym = self.symbol(callee);
+        if is_type_like(sym.kind) {
+            return vec![callee];
+        }
+        let Some(returns) = &sym.returns else {
+            return Vec::new();
+        };
+        let returns_self = matches!(returns, Value::SelfType)
+            || matches!(returns, Value::Type(p) if p == &["Self"]);
+        if returns_self {
+            return self.owner_of(callee);
+        }
+        let scope = sym.parent.unwrap_or(0);
+        self.value_types(callee.0, scope, returns, depth + 1)
+    }
+
+    /// The class or type a method belongs to.
+    fn owner_of(&self, (f, i): Sym) -> Vec<Sym> {
+        let sym = self.symbol((f, i));
+        if let Some(owner) = sym.owner_type.as_deref() {
+            return self.types_named(f, owner);
+        }
+        match sym.parent {
+            Some(p) if is_type_like(self.symbol((f, p)).kind) => vec![(f, p)],
+            _ => Vec::new(),
+        }
+    }
+
+    /// Type-like symbols of this name for `f`: in `f` itself, else in its package.
+    fn types_named(&self, f: u32, name: &str) -> Vec<Sym> {
+        let lang = self.lang_of(f).id();
+        self.types
+            .get(&(lang, name))
+            .map(|t| self.prefer_file(t, f))
+            .unwrap_or_default()
+    }
+
+    /// The class of `self` in `scope`: the enclosing class, or the enclosing impl's type.
+    fn self_type(&self, f: u32, scope: u32) -> Vec<Sym> {
+        if let Some(class) = self.enclosing_class(f, scope) {
+            return vec![class];
+        }
+        let symbols = &self.units[f as usize].facts.symbols;
+        let mut current = Some(scope);
+        while let Some(s) = current {
+            if let Some(owner) = symbols[s as usize].owner_type.as_deref() {
+                return self.types_named(f, owner);
+            }
+            current = symbols[s as usize].parent;
+        }
+        Vec::new()
+    }
+
+    /// The type of attribute `attr` of an instance of `class`: its declared or assigned type
+    /// (in the class or its bases), a nested class, or what a property-like method returns.
+    fn attribute_types(&self, class: Sym, attr: &str, depth: usize) -> Vec<Sym> {
+        let mut seen = HashSet::default();
+        let mut pending = vec![class];
+        while let Some(c) = pending.pop() {
+            if !seen.insert(c) || seen.len() > MAX_HOPS {
+                continue;
+            }
+            if let Some(facts) = self.attr_types.get(&(c.0, c.1, attr)) {
+                return self.facts_types(c.0, facts, depth);
+            }
+            pending.extend(self.bases_of(c));
+        }
+        let members = self.class_member(class, attr, &mut HashSet::default(), 0);
+        members
+            .into_iter()
+            .flat_map(|m| {
+                if is_type_like(self.symbol(m).kind) {
+                    vec![m]
+                } else {
+                    self.call_result(m, depth)
+                }
+            })
+            .collect()
+    }
+
+    /// A type named in an annotation, in `scope`.
+    fn named_type(&self, f: u32, scope: u32, path: &[String]) -> Vec<Sym> {
+        if path.is_empty() {
+            return Vec::new();
+        }
+        if path == ["Self"] {
+            return self.self_type(f, scope);
+        }
+        let found = match self.lookup_path_or_name(f, scope, path) {
+            Lookup::Symbols(syms, _) => syms,
+            Lookup::NotFound if path.len() == 1 => {
+                // Rust: a type of the crate in scope through a glob or the prelude of a module.
+                let candidates = self.types_named(f, &path[0]);
+                if candidates.len() == 1 {
+                    candidates
+                } else {
+                    Vec::new()
+                }
+            }
+            _ => Vec::new(),
+        };
+        found
+            .into_iter()
+            .filter(|&s| is_type_like(self.symbol(s).kind))
+            .collect()
+    }
+
+    fn lookup_path_or_name(&self, f: u32, scope: u32, path: &[String]) -> Lookup {
+        match path {
+            [name] => self.lookup_name(f, scope, name),
+            _ => self.lookup_path(f, scope, path),
         }
     }
 
@@ -566,6 +944,12 @@ impl<'a> Resolver<'a> {
         if let Some(defs) = self.children.get(&(m, 0, name)) {
             return Lookup::Symbols(defs.iter().map(|&d| (m, d)).collect(), Resolution::Import);
         }
+        if self.var_types.contains_key(&(m, 0, name)) {
+            return Lookup::Variable {
+                file: m,
+                name: name.to_string(),
+            };
+        }
         let unit = &self.units[m as usize];
         let lang = unit.lang.id();
         if let Some(key) = &self.primary_key[m as usize] {
@@ -635,6 +1019,16 @@ impl<'a> Resolver<'a> {
             return match self.member_of_module(m, first, 0) {
                 Lookup::Symbols(syms, _) => self.members_of_symbols(syms, more, Resolution::Import),
                 Lookup::ModuleKey { key, .. } => self.lookup_in_key(f, lang, &key, more),
+                Lookup::Variable { file, name } if !more.is_empty() => {
+                    let mut path = vec![name];
+                    path.extend(more.iter().cloned());
+                    match self.typed_path(file, 0, &path, 0) {
+                        (found, resolution) if !found.is_empty() => {
+                            Lookup::Symbols(found, resolution)
+                        }
+                        _ => Lookup::NotFound,
+                    }
+                }
                 other => other,
             };
         }
@@ -722,6 +1116,8 @@ impl<'a> Resolver<'a> {
         None
     }
 
+    /// `self.m()`: a member of the enclosing class (or its bases) or impl's type; a method the
+    /// class does not define (an outside base's) binds nothing.
     fn resolve_self_member(&self, f: u32, scope: u32, name: &str) -> (Vec<Sym>, Resolution) {
         let callable = |syms: Vec<Sym>| -> Vec<Sym> {
             syms.into_iter()
@@ -730,9 +1126,7 @@ impl<'a> Resolver<'a> {
         };
         if let Some(class) = self.enclosing_class(f, scope) {
             let found = callable(self.class_member(class, name, &mut HashSet::default(), 0));
-            if !found.is_empty() {
-                return (found, Resolution::SelfMethod);
-            }
+            return (found, Resolution::SelfMethod);
         } else {
             let symbols = &self.units[f as usize].facts.symbols;
             let mut current = Some(scope);
@@ -748,7 +1142,7 @@ impl<'a> Resolver<'a> {
                 current = sym.parent;
             }
         }
-        self.fallback_member(f, name)
+        (Vec::new(), Resolution::SelfMethod)
     }
 
     fn fallback_top_level(&self, f: u32, name: &str) -> (Vec<Sym>, Resolution) {
@@ -760,7 +1154,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// `Type::method()` where `Type` was not resolved in scope: methods owned by a type of that
-    /// name; otherwise, the last segment as a member of an unknown receiver.
+    /// name, in the caller's package; otherwise nothing (a receiver of unknown type).
     fn fallback_path(&self, f: u32, parts: &[String]) -> (Vec<Sym>, Resolution) {
         let lang = self.lang_of(f);
         if let [.., owner, method] = parts {
@@ -780,21 +1174,7 @@ impl<'a> Resolver<'a> {
                 }
             }
         }
-        match parts.last() {
-            Some(last) => self.fallback_member(f, last),
-            None => (Vec::new(), Resolution::Unique),
-        }
-    }
-
-    fn fallback_member(&self, f: u32, name: &str) -> (Vec<Sym>, Resolution) {
-        let lang = self.lang_of(f);
-        if lang.is_common_member(name) || lang.is_builtin(name) {
-            return (Vec::new(), Resolution::Unique);
-        }
-        match self.methods.get(&(lang.id(), name)) {
-            Some(candidates) => self.pick(f, candidates),
-            None => (Vec::new(), Resolution::Unique),
-        }
+        (Vec::new(), Resolution::Unique)
     }
 }
 

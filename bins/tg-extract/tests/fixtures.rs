@@ -67,8 +67,8 @@ fn python_fixture_relations_follow_python_scoping_and_imports() {
         "calls main.py -> pkg/api.py::get (import)",
         "calls main.py -> pkg/util.py::helper (import)",
         "calls main.py -> pkg/models.py::Model (import)",
-        // `models.Model().validate()`: the receiver's type is unknown; one method of that name.
-        "calls main.py -> pkg/models.py::Model.validate (unique)",
+        // `models.Model().validate()`: the receiver is an instance of the class it calls.
+        "calls main.py -> pkg/models.py::Model.validate (typed)",
         "calls main.py::main -> pkg/api.py::load (import)",
         "imports main.py -> pkg/api.py (import)",
         "imports main.py -> pkg/util.py (import)",
@@ -78,12 +78,15 @@ fn python_fixture_relations_follow_python_scoping_and_imports() {
         "imports pkg/api.py -> pkg/models.py (import)",
         "imports pkg/api.py -> pkg/web.py (import)",
         // The decorator `@app.route("/")` is a call made by the module at definition time.
-        "calls pkg/api.py -> pkg/web.py::App.route (unique)",
+        "calls pkg/api.py -> pkg/web.py::App.route (typed)",
+        "calls pkg/web.py::App.route -> pkg/web.py::App.route.decorator (closure)",
         "calls pkg/api.py::get -> pkg/api.py::request (local)",
         // `util.helper()` (from . import util) and `h()` (from .util import helper as h);
         // `date()` is datetime.date: no edge to the repository's own `date`.
         "calls pkg/api.py::request -> pkg/util.py::helper (import)",
         "calls pkg/api.py::request -> pkg/api.py::Session (local)",
+        // `Session().send()`: an instance of the class just called.
+        "calls pkg/api.py::request -> pkg/api.py::Session.send (typed)",
         "calls pkg/api.py::index -> pkg/api.py::get (local)",
         "calls pkg/api.py::load -> pkg/api.py::index (local)",
         // `super().save()` and `self.prepare()`; `self.save()` found on a base class.
@@ -236,11 +239,91 @@ fn rust_fixture_nodes_and_relations() {
         "calls src/lib.rs::open_default -> src/util.rs::log (import)",
         "calls src/lib.rs::tests::opens -> src/lib.rs::open_default (local)",
         "calls src/store.rs::Store::open -> src/util.rs::log (import)",
-        // `store.touch()`: the receiver's type is not inferred; the only `touch` method.
-        "calls src/store.rs::Store::open -> src/store.rs::Store::touch (unique)",
+        // `let mut store = Store { .. }; store.touch()`.
+        "calls src/store.rs::Store::open -> src/store.rs::Store::touch (typed)",
         "calls src/store.rs::Store::open -> src/store.rs::Store::validate (self)",
         "calls src/store.rs::Store::touch -> src/store.rs::Store::flush_all (self)",
         "calls src/store.rs::Named::shout -> src/store.rs::Named::name (self)",
+    ]);
+    assert_eq!(relation_set(&records), expected);
+}
+
+/// Issue 16: typed receivers (annotations, constructor assignments, class-body annotations,
+/// return annotations, module-level instances behind decorators), returned closures, overload
+/// stubs, conditional definitions, absolute imports shadowed by a subpackage, and no edge for a
+/// receiver of unknown type. Written from reading the fixture, before running the tool.
+#[test]
+fn python_typed_fixture_relations() {
+    let records = records(&extract(&fixture("python_typed"), false));
+    let expected = expect_relations(&[
+        "imports app/__init__.py -> app/routing.py (import)",
+        "imports app/__init__.py -> app/main.py (import)",
+        "imports app/main.py -> app/routing.py (import)",
+        "imports app/server.py -> app/main.py (import)",
+        "imports app/server.py -> app/routing.py (import)",
+        // routing.py
+        "calls app/routing.py::Router.__init__ -> app/routing.py::Route (local)",
+        "calls app/routing.py::Router.add -> app/routing.py::Route (local)",
+        "calls app/routing.py::Router.get.decorator -> app/routing.py::Router.add (self)",
+        "calls app/routing.py::Router.get -> app/routing.py::Router.get.decorator (closure)",
+        // `self.default = Route()` in __init__, then `self.default.handle()`.
+        "calls app/routing.py::Router.dispatch -> app/routing.py::Route.handle (typed)",
+        // `router: Optional[\"Router\"]`.
+        "calls app/routing.py::build -> app/routing.py::Router.add (typed)",
+        "calls app/routing.py::build -> app/routing.py::Router (local)",
+        // main.py
+        "calls app/main.py::App.__init__ -> app/routing.py::Router (import)",
+        // `router: Router` in the class body.
+        "calls app/main.py::App.get -> app/routing.py::Router.get (typed)",
+        // Two definitions under if/else: either may run.
+        "calls app/main.py::App.serve -> app/main.py::connect (ambiguous)",
+        "calls app/main.py::App.serve -> app/main.py::connect#2 (ambiguous)",
+        // The fallback def of a try/except ImportError: json's dumps, or this one.
+        "calls app/main.py::App.serve -> app/main.py::dumps (ambiguous)",
+        // The implementation, never the two @overload stubs.
+        "calls app/main.py::App.serve -> app/routing.py::parse#3 (import)",
+        // `routing.build().dispatch()`: build's return annotation types the receiver.
+        "calls app/main.py::App.serve -> app/routing.py::build (import)",
+        "calls app/main.py::App.serve -> app/routing.py::Router.dispatch (typed)",
+        // server.py: `app = App()` at module level, then `@app.get("/")`.
+        "calls app/server.py -> app/main.py::App (import)",
+        "calls app/server.py -> app/main.py::App.get (typed)",
+        "calls app/server.py::index -> app/routing.py::Route (import)",
+        "calls app/server.py::index -> app/routing.py::Route.handle (typed)",
+        // A closure's receiver typed by the enclosing function's parameter.
+        "calls app/server.py::make_handler.handler -> app/routing.py::Route.handle (typed)",
+        "calls app/server.py::make_handler -> app/server.py::make_handler.handler (closure)",
+        "calls app/server.py::setup -> app/routing.py::Router (import)",
+        "calls app/server.py::setup -> app/routing.py::Router.add (typed)",
+        // app/email/sender.py: `import email` is the standard library's, not app/email/.
+    ]);
+    assert_eq!(relation_set(&records), expected);
+    // typing (twice), typing as t, sys, email, json, and email twice in sender.py.
+    assert_eq!(summary_count(&records, "imports_external"), 8);
+}
+
+/// Issue 16, Rust: field types, `let` bindings, parameters, `T::new().m()`, `-> Self`; a method
+/// of an impl for a slice keeps its impl; receivers of unknown type bind nothing.
+#[test]
+fn rust_typed_fixture_relations() {
+    let records = records(&extract(&fixture("rust_typed"), false));
+    let ids: Vec<String> = nodes(&records).iter().map(|n| n.id.clone()).collect();
+    assert!(
+        ids.contains(&"src/buf.rs::[u8]::index".to_string()),
+        "{ids:?}"
+    );
+    let expected = expect_relations(&[
+        "imports src/lib.rs -> src/buf.rs (import)",
+        "imports src/lib.rs -> src/walk.rs (import)",
+        "imports src/walk.rs -> src/buf.rs (import)",
+        "calls src/walk.rs::Walker::new -> src/buf.rs::LineBuf::new (import)",
+        // `buf: LineBuf`; never Other::buffer, and `node.kind()` (an outside type) nothing.
+        "calls src/walk.rs::Walker::step -> src/buf.rs::LineBuf::buffer (typed)",
+        "calls src/walk.rs::run -> src/walk.rs::Walker::deep (typed)",
+        "calls src/walk.rs::start -> src/walk.rs::Walker::new (local)",
+        "calls src/walk.rs::start -> src/walk.rs::Walker::deep (typed)",
+        "calls src/walk.rs::start -> src/buf.rs::LineBuf::new (import)",
+        "calls src/walk.rs::start -> src/buf.rs::LineBuf::buffer (typed)",
     ]);
     assert_eq!(relation_set(&records), expected);
 }

@@ -28,11 +28,52 @@ pub struct FileFacts {
     /// Names bound in a scope by something other than a definition or import (parameters,
     /// assignments): they shadow outer definitions, so a call through them binds nothing.
     pub locals: Vec<(u32, String)>,
+    /// What the source says about the types of variables and attributes (annotations,
+    /// constructor assignments, struct fields): how a call on a receiver finds its method.
+    pub types: Vec<TypeFact>,
+}
+
+/// A value as the source writes it, for working out which class it is an instance of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Value {
+    /// A variable or parameter, through the scopes.
+    Name(String),
+    /// The enclosing class or impl's type (`self`, `cls`, `Self`).
+    SelfType,
+    /// What calling the target gives: an instance of a class, or the callee's declared return.
+    Call(Box<Target>),
+    /// An attribute or field of a value, by its declared type in the value's class.
+    Attr(Box<Value>, String),
+    /// A type named in an annotation (`T`, `pkg.T`; wrappers such as `Optional[T]` or
+    /// `Box<T>` already removed), resolved in the scope it stands in.
+    Type(Vec<String>),
+}
+
+/// Which name a [`TypeFact`] types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TypeSlot {
+    /// A variable or parameter of the scope symbol.
+    Variable,
+    /// An attribute (field) of the scope symbol, a class or struct.
+    Attribute,
+}
+
+/// `name` (a variable of `scope`, or an attribute of the class `scope`) holds `value`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TypeFact {
+    pub scope: u32,
+    pub slot: TypeSlot,
+    pub name: String,
+    /// The symbol in whose scope `value` is evaluated (the method of `self.x = T()`).
+    pub eval_scope: u32,
+    pub value: Value,
+    /// A declaration (annotation, field type) rather than an assignment: declarations win.
+    pub declared: bool,
 }
 
 /// Bumped whenever extraction changes what it produces, so caches written by an older build are
 /// not trusted.
-pub const EXTRACTOR_REVISION: u32 = 10;
+pub const EXTRACTOR_REVISION: u32 = 11;
 
 /// Nesting depth (syntax tree levels) beyond which extraction stops descending. Real code stays
 /// far below it; generated or hostile files may not.
@@ -62,6 +103,13 @@ pub struct Symbol {
     pub scope: ScopeRule,
     /// For methods defined outside their type's body (Rust `impl T`): the type's name.
     pub owner_type: Option<String>,
+    /// The declared return type (`-> T`), evaluated in the parent's scope.
+    pub returns: Option<Value>,
+    /// A signature without a body that calls never reach (`@typing.overload`).
+    pub stub: bool,
+    /// Defined under a condition (`if`, `try`/`except`), so another same-named definition
+    /// may be the one that runs.
+    pub conditional: bool,
 }
 
 impl FileFacts {
@@ -85,6 +133,9 @@ impl FileFacts {
             hash: crate::hash::content_hash(source.as_bytes()),
             scope: ScopeRule::Transparent,
             owner_type: None,
+            returns: None,
+            stub: false,
+            conditional: false,
         };
         FileFacts {
             symbols: vec![module],
@@ -136,6 +187,9 @@ pub struct Import {
 pub enum RefKind {
     Call,
     Inherit,
+    /// A function returns a function it defines (`return decorator`): a `calls` edge with
+    /// resolution `closure`, so a trace passes through decorator and handler factories.
+    ReturnsClosure,
 }
 
 /// How the source names the target of a reference.
@@ -151,7 +205,10 @@ pub enum Target {
     SelfMember(String),
     /// A member of the enclosing class's bases (`super().m()`).
     SuperMember(String),
-    /// A member of a receiver whose type is unknown (`obj.m()`).
+    /// A method of a receiver value (`Client(app).post()`, `x.m()` in Rust): bound through the
+    /// receiver's type when the source states it, never by the method's name alone.
+    Method { receiver: Box<Value>, name: String },
+    /// A member of a receiver whose type cannot be stated (`f()[0].m()`): never bound.
     Member(String),
 }
 
@@ -174,16 +231,13 @@ pub trait Language: Sync + Send {
     /// Walks a parsed tree into facts. `path` is repo-relative with `/`.
     fn extract(&self, path: &str, source: &str, tree: &tree_sitter::Tree) -> FileFacts;
     /// The keys other files use to name this file's module, most specific first.
-    fn module_keys(&self, path: &str) -> Vec<String>;
+    /// `is_package_dir` tells whether a repo-relative directory is a package of the language
+    /// (Python: holds an `__init__.py`), for languages whose names start at import roots.
+    fn module_keys(&self, path: &str, is_package_dir: &dyn Fn(&str) -> bool) -> Vec<String>;
     /// Separator between a module key and the names inside it (`.` or `::`).
     fn key_separator(&self) -> &'static str;
     /// A name the language provides without a definition in the repository (`len`, `print`).
     fn is_builtin(&self, _name: &str) -> bool {
-        false
-    }
-    /// A method name so common on library types (`append`, `get`) that a call on an unknown
-    /// receiver must not be bound to the one repository method of that name.
-    fn is_common_member(&self, _name: &str) -> bool {
         false
     }
     /// When several files answer to one module key: `true` picks the one nearest the importer

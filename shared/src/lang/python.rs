@@ -7,7 +7,7 @@
 use super::util::{end_line, first_doc_line, header_before, start_line, text};
 use super::{
     Binding, FileFacts, Import, Language, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
-    MAX_DEPTH,
+    TypeFact, TypeSlot, Value, MAX_DEPTH,
 };
 use crate::hash::content_hash;
 use crate::record::{EdgeKind, NodeKind};
@@ -32,9 +32,16 @@ impl Language for Python {
         Walker::new(path, source).run(tree.root_node())
     }
 
-    fn module_keys(&self, path: &str) -> Vec<String> {
+    /// A module is named from an import root: the repository root, or a directory that is not
+    /// itself a package (`src/`, `tests/`). `app/email/sender.py` inside the package `app` is
+    /// `app.email.sender` only, so `import email` there stays the standard library's.
+    fn module_keys(&self, path: &str, is_package_dir: &dyn Fn(&str) -> bool) -> Vec<String> {
         let parts = module_parts(path);
-        (0..parts.len()).map(|i| parts[i..].join(".")).collect()
+        let dirs: Vec<&str> = path.split('/').collect();
+        (0..parts.len())
+            .filter(|&i| i == 0 || !is_package_dir(&dirs[..i].join("/")))
+            .map(|i| parts[i..].join("."))
+            .collect()
     }
 
     fn key_separator(&self) -> &'static str {
@@ -43,10 +50,6 @@ impl Language for Python {
 
     fn is_builtin(&self, name: &str) -> bool {
         BUILTINS.binary_search(&name).is_ok()
-    }
-
-    fn is_common_member(&self, name: &str) -> bool {
-        COMMON_MEMBERS.binary_search(&name).is_ok()
     }
 }
 
@@ -69,6 +72,8 @@ struct Task<'t> {
     depth: usize,
     /// The `decorated_definition` around a def or class: its text is part of the symbol's hash.
     decorated: Option<Node<'t>>,
+    /// Inside an `if`, `try` or `match` of the current scope.
+    conditional: bool,
 }
 
 struct Walker<'s> {
@@ -105,6 +110,7 @@ impl<'s> Walker<'s> {
             scope: 0,
             depth: 0,
             decorated: None,
+            conditional: false,
         }];
         let mut children = Vec::new();
         // One cursor for the whole walk: `node.walk()` per node allocates.
@@ -131,11 +137,17 @@ impl<'s> Walker<'s> {
         cursor: &mut TreeCursor<'t>,
     ) {
         let node = task.node;
+        let conditional = task.conditional
+            || matches!(
+                node.kind(),
+                "if_statement" | "try_statement" | "match_statement"
+            );
         let child_task = |node: Node<'t>, scope: u32| Task {
             node,
             scope,
             depth: task.depth + 1,
             decorated: None,
+            conditional,
         };
         match node.kind() {
             "decorated_definition" => {
@@ -176,11 +188,18 @@ impl<'s> Walker<'s> {
                 self.import_from(node, task.scope);
                 return;
             }
-            "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => {
+            "assignment" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    self.bind_locals(left, task.scope);
+                    self.assignment_type(node, left, task.scope);
+                }
+            }
+            "augmented_assignment" | "for_statement" | "for_in_clause" => {
                 if let Some(left) = node.child_by_field_name("left") {
                     self.bind_locals(left, task.scope);
                 }
             }
+            "return_statement" => self.returned_closure(node, task.scope),
             "as_pattern" => {
                 if let Some(alias) = node.child_by_field_name("alias") {
                     self.bind_locals(alias, task.scope);
@@ -224,6 +243,7 @@ impl<'s> Walker<'s> {
             format!("{}.{}", parent.qualname, name)
         };
         let hashed = task.decorated.unwrap_or(node);
+        let decorators = decorator_names(task.decorated, source);
         let index = self.facts.symbols.len() as u32;
         self.facts.symbols.push(Symbol {
             kind,
@@ -241,6 +261,12 @@ impl<'s> Walker<'s> {
                 ScopeRule::Transparent
             },
             owner_type: None,
+            returns: node
+                .child_by_field_name("return_type")
+                .and_then(|t| annotation_type(t, source))
+                .map(Value::Type),
+            stub: decorators.iter().any(|d| is_overload(d)),
+            conditional: task.conditional,
         });
         let depth = task.depth + 1;
         let outer = |node| Task {
@@ -248,6 +274,7 @@ impl<'s> Walker<'s> {
             scope: task.scope,
             depth,
             decorated: None,
+            conditional: task.conditional,
         };
         if is_class {
             if let Some(bases) = node.child_by_field_name("superclasses") {
@@ -267,6 +294,9 @@ impl<'s> Walker<'s> {
         } else {
             if let Some(parameters) = node.child_by_field_name("parameters") {
                 self.bind_parameters(parameters, index);
+                let receives_self =
+                    kind == NodeKind::Method && !decorators.iter().any(|d| d == "staticmethod");
+                self.parameter_types(parameters, index, task.scope, receives_self);
             }
             for field in ["parameters", "return_type"] {
                 if let Some(child) = node.child_by_field_name(field) {
@@ -280,6 +310,119 @@ impl<'s> Walker<'s> {
                 scope: index,
                 depth,
                 decorated: None,
+                conditional: false,
+            });
+        }
+    }
+
+    /// Types stated by parameters: annotations (`x: T`, `x: Optional[T]`), and the class for
+    /// the first parameter of a method (`self`, `cls`).
+    fn parameter_types(&mut self, parameters: Node, scope: u32, outer: u32, receives_self: bool) {
+        let source = self.source;
+        let mut cursor = parameters.walk();
+        for (position, param) in parameters.named_children(&mut cursor).enumerate() {
+            // `*args: T` and `**kw: T` hold tuples and dicts of T, not a T.
+            let splat = matches!(
+                param.kind(),
+                "list_splat_pattern" | "dictionary_splat_pattern"
+            ) || param.named_child(0).is_some_and(|c| {
+                matches!(c.kind(), "list_splat_pattern" | "dictionary_splat_pattern")
+            });
+            let Some(name) = parameter_name(param).map(|n| text(n, source).to_string()) else {
+                continue;
+            };
+            if splat {
+                continue;
+            }
+            let value = if position == 0 && receives_self {
+                Some(Value::SelfType)
+            } else {
+                param
+                    .child_by_field_name("type")
+                    .and_then(|t| annotation_type(t, source))
+                    .map(Value::Type)
+            };
+            if let Some(value) = value {
+                self.facts.types.push(TypeFact {
+                    scope,
+                    slot: TypeSlot::Variable,
+                    name,
+                    eval_scope: outer,
+                    value,
+                    declared: true,
+                });
+            }
+        }
+    }
+
+    /// `x = T()`, `x: T = ...`, `self.x = T()` in a method, `x: T` in a class body: what the
+    /// assignment says about the type of the name or attribute. An assignment whose value
+    /// cannot be followed is recorded too (as unknown), so that it spoils a guess from another
+    /// assignment; `None` is skipped (`self.x = None` then `self.x = T()` is an instance of T).
+    fn assignment_type(&mut self, node: Node, left: Node, scope: u32) {
+        let source = self.source;
+        let declared = node
+            .child_by_field_name("type")
+            .and_then(|t| annotation_type(t, source));
+        let right = node.child_by_field_name("right");
+        if declared.is_none() && right.is_some_and(|r| r.kind() == "none") {
+            return;
+        }
+        let (declared, value) = match declared {
+            Some(path) => (true, Value::Type(path)),
+            None => (
+                false,
+                right
+                    .and_then(|r| value_of(r, source, 0))
+                    .unwrap_or(Value::Type(Vec::new())),
+            ),
+        };
+        let symbols = &self.facts.symbols;
+        let scope_kind = symbols[scope as usize].kind;
+        let (owner, slot, name) = match left.kind() {
+            "identifier" if scope_kind == NodeKind::Class => {
+                (scope, TypeSlot::Attribute, text(left, source))
+            }
+            "identifier" => (scope, TypeSlot::Variable, text(left, source)),
+            "attribute" if scope_kind == NodeKind::Method => {
+                let object = left.child_by_field_name("object");
+                let attr = left.child_by_field_name("attribute");
+                let (Some(object), Some(attr)) = (object, attr) else {
+                    return;
+                };
+                let class = symbols[scope as usize].parent.unwrap_or(0);
+                if object.kind() != "identifier" || text(object, source) != "self" {
+                    return;
+                }
+                (class, TypeSlot::Attribute, text(attr, source))
+            }
+            _ => return,
+        };
+        self.facts.types.push(TypeFact {
+            scope: owner,
+            slot,
+            name: name.to_string(),
+            eval_scope: scope,
+            value,
+            declared,
+        });
+    }
+
+    /// `return inner` where `inner` is a function this one defines (a decorator factory).
+    fn returned_closure(&mut self, node: Node, scope: u32) {
+        let symbol = &self.facts.symbols[scope as usize];
+        if !matches!(symbol.kind, NodeKind::Function | NodeKind::Method) {
+            return;
+        }
+        let Some(value) = node.named_child(0) else {
+            return;
+        };
+        if value.kind() == "identifier" {
+            self.facts.refs.push(Reference {
+                scope,
+                line: start_line(node),
+                kind: RefKind::ReturnsClosure,
+                target: Target::Name(text(value, self.source).to_string()),
             });
         }
     }
@@ -313,21 +456,7 @@ impl<'s> Walker<'s> {
     fn bind_parameters(&mut self, parameters: Node, scope: u32) {
         let mut cursor = parameters.walk();
         for param in parameters.named_children(&mut cursor) {
-            let name = match param.kind() {
-                "identifier" => Some(param),
-                "default_parameter" | "typed_default_parameter" => {
-                    param.child_by_field_name("name")
-                }
-                "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => {
-                    let mut inner = param.walk();
-                    let first = param
-                        .named_children(&mut inner)
-                        .find(|c| c.kind() == "identifier");
-                    first
-                }
-                _ => None,
-            };
-            if let Some(name) = name {
+            if let Some(name) = parameter_name(param) {
                 self.facts
                     .locals
                     .push((scope, text(name, self.source).to_string()));
@@ -520,6 +649,14 @@ fn squash(dotted: &str) -> String {
 
 /// The target of a call: `f()`, `a.b.f()`, `self.m()`, `super().m()`, or `<expr>.m()`.
 fn call_target(function: Node, source: &str) -> Option<Target> {
+    call_target_at(function, source, 0)
+}
+
+/// How deep a receiver expression is followed (`a().b().c()...`): real code stays far below;
+/// hostile input (thousands of nested parentheses) must not overflow the stack.
+const MAX_VALUE_DEPTH: usize = 32;
+
+fn call_target_at(function: Node, source: &str, depth: usize) -> Option<Target> {
     match function.kind() {
         "identifier" => Some(Target::Name(text(function, source).to_string())),
         "attribute" => {
@@ -544,11 +681,171 @@ fn call_target(function: Node, source: &str) -> Option<Target> {
                 "call" if chain.len() == 1 && is_super_call(object, source) => {
                     Some(Target::SuperMember(attr_name))
                 }
-                _ => Some(Target::Member(attr_name)),
+                _ => match value_of(function.child_by_field_name("object")?, source, depth + 1) {
+                    Some(receiver) => Some(Target::Method {
+                        receiver: Box::new(receiver),
+                        name: attr_name,
+                    }),
+                    None => Some(Target::Member(attr_name)),
+                },
             }
         }
         _ => None,
     }
+}
+
+/// The name a parameter binds (`x`, `x=1`, `x: T`, `*args`, `**kw`).
+fn parameter_name(param: Node) -> Option<Node> {
+    match param.kind() {
+        "identifier" => Some(param),
+        "default_parameter" | "typed_default_parameter" => param.child_by_field_name("name"),
+        "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => {
+            let mut inner = param.walk();
+            let first = param
+                .named_children(&mut inner)
+                .find(|c| c.kind() == "identifier");
+            first
+        }
+        _ => None,
+    }
+}
+
+/// An expression as a [`Value`] the resolver can type: names, attribute chains, calls
+/// (`T(...)`, `make()`, `a.b.c(...)`), through parentheses and `await`.
+fn value_of(node: Node, source: &str, depth: usize) -> Option<Value> {
+    if depth > MAX_VALUE_DEPTH {
+        return None;
+    }
+    match node.kind() {
+        "identifier" => Some(Value::Name(text(node, source).to_string())),
+        "attribute" => {
+            let object = value_of(node.child_by_field_name("object")?, source, depth + 1)?;
+            let attr = text(node.child_by_field_name("attribute")?, source).to_string();
+            Some(Value::Attr(Box::new(object), attr))
+        }
+        "call" => {
+            let function = node.child_by_field_name("function")?;
+            match call_target_at(function, source, depth + 1)? {
+                Target::Member(_) | Target::SuperMember(_) => None,
+                target => Some(Value::Call(Box::new(target))),
+            }
+        }
+        "parenthesized_expression" | "await" => value_of(node.named_child(0)?, source, depth + 1),
+        _ => None,
+    }
+}
+
+/// The class an annotation names: `T`, `pkg.T`, `"T"`, `Optional[T]`, `T | None`,
+/// `Annotated[T, ...]`, `Type[T]`. Containers (`list[T]`) and unions of two classes name none.
+fn annotation_type(node: Node, source: &str) -> Option<Vec<String>> {
+    let mut node = node;
+    for _ in 0..8 {
+        match node.kind() {
+            "type" | "parenthesized_expression" => node = node.named_child(0)?,
+            "identifier" => return Some(vec![text(node, source).to_string()]),
+            "attribute" => {
+                let parts: Vec<String> = squash(text(node, source))
+                    .split('.')
+                    .map(str::to_string)
+                    .collect();
+                return parts.iter().all(|p| is_identifier(p)).then_some(parts);
+            }
+            "string" => {
+                let inner = text(node, source).trim_matches(|c| c == '"' || c == '\'');
+                let parts: Vec<String> = inner.trim().split('.').map(str::to_string).collect();
+                return parts.iter().all(|p| is_identifier(p)).then_some(parts);
+            }
+            "binary_operator" => {
+                // `T | None`
+                let left = node.child_by_field_name("left")?;
+                let right = node.child_by_field_name("right")?;
+                node = match (is_none(left, source), is_none(right, source)) {
+                    (false, true) => left,
+                    (true, false) => right,
+                    _ => return None,
+                };
+            }
+            "generic_type" | "subscript" => {
+                let (head, args) = generic_parts(node, source)?;
+                let wrapper = head.rsplit('.').next().unwrap_or(&head);
+                let args: Vec<Node> = args.into_iter().filter(|a| !is_none(*a, source)).collect();
+                match wrapper {
+                    "Optional" | "Type" | "type" | "Final" | "ClassVar" if args.len() == 1 => {
+                        node = args[0]
+                    }
+                    "Annotated" if !args.is_empty() => node = args[0],
+                    "Union" if args.len() == 1 => node = args[0],
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// `Optional[T]` as its head (`Optional`) and argument nodes, in either tree shape the
+/// grammar produces (a `generic_type` in annotations, a `subscript` in expressions).
+fn generic_parts<'t>(node: Node<'t>, source: &str) -> Option<(String, Vec<Node<'t>>)> {
+    let mut cursor = node.walk();
+    let children: Vec<Node> = node.named_children(&mut cursor).collect();
+    let (head, rest) = children.split_first()?;
+    let mut args = Vec::new();
+    for child in rest {
+        if child.kind() == "type_parameter" {
+            let mut inner = child.walk();
+            args.extend(child.named_children(&mut inner));
+        } else {
+            args.push(*child);
+        }
+    }
+    Some((squash(text(*head, source)), args))
+}
+
+fn is_none(node: Node, source: &str) -> bool {
+    let node = if node.kind() == "type" {
+        node.named_child(0).unwrap_or(node)
+    } else {
+        node
+    };
+    node.kind() == "none" || text(node, source) == "None"
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// The dotted names of a definition's decorators, without `@` and call arguments
+/// (`@app.get("/")` is `app.get`).
+fn decorator_names(decorated: Option<Node>, source: &str) -> Vec<String> {
+    let Some(decorated) = decorated else {
+        return Vec::new();
+    };
+    let mut cursor = decorated.walk();
+    let mut names = Vec::new();
+    for child in decorated.named_children(&mut cursor) {
+        if child.kind() != "decorator" {
+            continue;
+        }
+        let Some(mut expr) = child.named_child(0) else {
+            continue;
+        };
+        if expr.kind() == "call" {
+            match expr.child_by_field_name("function") {
+                Some(function) => expr = function,
+                None => continue,
+            }
+        }
+        names.push(squash(text(expr, source)));
+    }
+    names
+}
+
+/// `@overload`, `@typing.overload`, `@t.overload`.
+fn is_overload(decorator: &str) -> bool {
+    decorator == "overload" || decorator.ends_with(".overload")
 }
 
 fn is_super_call(call: Node, source: &str) -> bool {
@@ -631,17 +928,6 @@ const BUILTINS: &[&str] = &[
     "staticmethod", "str", "sum", "super", "tuple", "type", "vars", "zip",
 ];
 
-#[rustfmt::skip]
-/// Methods of builtin types and common library objects (sorted).
-const COMMON_MEMBERS: &[&str] = &[
-    "__enter__", "__exit__", "__init__", "add", "append", "clear", "close", "copy", "count",
-    "decode", "discard", "encode", "endswith", "extend", "find", "flush", "format", "get",
-    "group", "index", "insert", "items", "join", "keys", "lower", "lstrip", "match", "pop",
-    "popitem", "read", "readline", "readlines", "remove", "replace", "reverse", "rstrip",
-    "seek", "send", "setdefault", "sort", "split", "splitlines", "startswith", "strip",
-    "tell", "update", "upper", "values", "write", "writelines",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -649,17 +935,22 @@ mod tests {
     #[test]
     fn tables_are_sorted_for_binary_search() {
         assert!(BUILTINS.windows(2).all(|w| w[0] < w[1]));
-        assert!(COMMON_MEMBERS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
-    fn module_keys_cover_every_suffix_and_packages() {
+    fn module_keys_start_at_import_roots() {
         let py = Python;
+        let none = |_: &str| false;
         assert_eq!(
-            py.module_keys("src/pkg/mod.py"),
+            py.module_keys("src/pkg/mod.py", &none),
             vec!["src.pkg.mod", "pkg.mod", "mod"]
         );
-        assert_eq!(py.module_keys("pkg/__init__.py"), vec!["pkg"]);
+        assert_eq!(py.module_keys("pkg/__init__.py", &none), vec!["pkg"]);
+        let packages = |dir: &str| dir == "src/pkg" || dir == "src/pkg/email";
+        assert_eq!(
+            py.module_keys("src/pkg/email/sender.py", &packages),
+            vec!["src.pkg.email.sender", "pkg.email.sender"]
+        );
     }
 
     #[test]

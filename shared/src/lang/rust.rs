@@ -5,7 +5,7 @@
 use super::util::{comment_first_line, end_line, header_before, start_line, text, CommentRun};
 use super::{
     Binding, FileFacts, Import, Language, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
-    MAX_DEPTH,
+    TypeFact, TypeSlot, Value, MAX_DEPTH,
 };
 use crate::hash::content_hash;
 use crate::record::{EdgeKind, NodeKind};
@@ -36,7 +36,7 @@ impl Language for Rust {
         .run(path, tree.root_node())
     }
 
-    fn module_keys(&self, path: &str) -> Vec<String> {
+    fn module_keys(&self, path: &str, _is_package_dir: &dyn Fn(&str) -> bool) -> Vec<String> {
         vec![module_key(path)]
     }
 
@@ -46,10 +46,6 @@ impl Language for Rust {
 
     fn is_builtin(&self, name: &str) -> bool {
         BUILTINS.binary_search(&name).is_ok()
-    }
-
-    fn is_common_member(&self, name: &str) -> bool {
-        COMMON_MEMBERS.binary_search(&name).is_ok()
     }
 
     /// A crate: `bins/x/crate` for everything under `bins/x/src/`. Files outside any `src/`
@@ -290,7 +286,21 @@ impl<'s> Walker<'s> {
                 } else {
                     None
                 },
+                returns: node
+                    .child_by_field_name("return_type")
+                    .and_then(|t| type_value(t, source)),
+                stub: false,
+                conditional: false,
             });
+            match kind {
+                NodeKind::Struct | NodeKind::Union => self.field_types(body, index, task.scope),
+                NodeKind::Function | NodeKind::Method => {
+                    if let Some(parameters) = node.child_by_field_name("parameters") {
+                        self.parameter_types(parameters, index);
+                    }
+                }
+                _ => {}
+            }
             let owner = match kind {
                 NodeKind::Trait => Some(name),
                 NodeKind::Function | NodeKind::Method | NodeKind::Mod => None,
@@ -313,6 +323,7 @@ impl<'s> Walker<'s> {
                 }
                 return None;
             }
+            "let_declaration" => self.let_type(node, task.scope),
             "call_expression" => {
                 if let Some(function) = node.child_by_field_name("function") {
                     if let Some(target) = self.call_target(function, task.scope) {
@@ -337,11 +348,18 @@ impl<'s> Walker<'s> {
     }
 
     fn call_target(&self, function: Node, scope: u32) -> Option<Target> {
+        self.call_target_at(function, scope, 0)
+    }
+
+    fn call_target_at(&self, function: Node, scope: u32, depth: usize) -> Option<Target> {
         let source = self.source;
+        if depth > MAX_VALUE_DEPTH {
+            return None;
+        }
         match function.kind() {
             "identifier" => Some(Target::Name(text(function, source).to_string())),
             "generic_function" => {
-                self.call_target(function.child_by_field_name("function")?, scope)
+                self.call_target_at(function.child_by_field_name("function")?, scope, depth + 1)
             }
             "field_expression" => {
                 let field = text(function.child_by_field_name("field")?, source).to_string();
@@ -349,7 +367,13 @@ impl<'s> Walker<'s> {
                 if value.kind() == "self" {
                     Some(Target::SelfMember(field))
                 } else {
-                    Some(Target::Member(field))
+                    match self.value_of(value, scope, depth + 1) {
+                        Some(receiver) => Some(Target::Method {
+                            receiver: Box::new(receiver),
+                            name: field,
+                        }),
+                        None => Some(Target::Member(field)),
+                    }
                 }
             }
             "scoped_identifier" => {
@@ -358,6 +382,135 @@ impl<'s> Walker<'s> {
             }
             _ => None,
         }
+    }
+
+    /// An expression as a [`Value`] the resolver can type: `x`, `self`, `a.b`, `T::new(..)`,
+    /// `T { .. }`, through `&`, `?`, `.await` and parentheses.
+    fn value_of(&self, node: Node, scope: u32, depth: usize) -> Option<Value> {
+        let source = self.source;
+        if depth > MAX_VALUE_DEPTH {
+            return None;
+        }
+        let inner = |node: Option<Node>| self.value_of(node?, scope, depth + 1);
+        match node.kind() {
+            "identifier" => Some(Value::Name(text(node, source).to_string())),
+            "self" => Some(Value::SelfType),
+            "field_expression" => {
+                let object = inner(node.child_by_field_name("value"))?;
+                let field = text(node.child_by_field_name("field")?, source).to_string();
+                Some(Value::Attr(Box::new(object), field))
+            }
+            "call_expression" => {
+                let function = node.child_by_field_name("function")?;
+                match self.call_target_at(function, scope, depth + 1)? {
+                    Target::Member(_) => None,
+                    target => Some(Value::Call(Box::new(target))),
+                }
+            }
+            "struct_expression" => {
+                let name = node.child_by_field_name("name")?;
+                let segments = path_segments(name, source)?;
+                Some(if segments == ["Self"] {
+                    Value::SelfType
+                } else {
+                    Value::Type(segments)
+                })
+            }
+            "reference_expression" => inner(node.child_by_field_name("value")),
+            "try_expression" | "parenthesized_expression" | "await_expression" => {
+                inner(node.named_child(0))
+            }
+            _ => None,
+        }
+    }
+
+    /// `field: T` of a struct: the type of `self.field`.
+    fn field_types(&mut self, body: Option<Node>, owner: u32, scope: u32) {
+        let Some(body) = body else { return };
+        let mut cursor = body.walk();
+        for field in body.named_children(&mut cursor) {
+            if field.kind() != "field_declaration" {
+                continue;
+            }
+            let name = field.child_by_field_name("name");
+            let ty = field.child_by_field_name("type");
+            let (Some(name), Some(ty)) = (name, ty) else {
+                continue;
+            };
+            if let Some(value) = type_value(ty, self.source) {
+                self.facts.types.push(TypeFact {
+                    scope: owner,
+                    slot: TypeSlot::Attribute,
+                    name: text(name, self.source).to_string(),
+                    eval_scope: scope,
+                    value,
+                    declared: true,
+                });
+            }
+        }
+    }
+
+    /// `x: &T` parameters and `self`.
+    fn parameter_types(&mut self, parameters: Node, function: u32) {
+        let source = self.source;
+        let mut cursor = parameters.walk();
+        for param in parameters.named_children(&mut cursor) {
+            let (name, value) = match param.kind() {
+                "self_parameter" => ("self".to_string(), Some(Value::SelfType)),
+                "parameter" => {
+                    let pattern = param.child_by_field_name("pattern");
+                    let Some(pattern) = pattern.filter(|p| p.kind() == "identifier") else {
+                        continue;
+                    };
+                    let value = param
+                        .child_by_field_name("type")
+                        .and_then(|t| type_value(t, source));
+                    (text(pattern, source).to_string(), value)
+                }
+                _ => continue,
+            };
+            if let Some(value) = value {
+                self.facts.types.push(TypeFact {
+                    scope: function,
+                    slot: TypeSlot::Variable,
+                    name,
+                    eval_scope: function,
+                    value,
+                    declared: true,
+                });
+            }
+        }
+    }
+
+    /// `let x: T = ..` / `let x = T::new(..)` / `let x = T { .. }`.
+    fn let_type(&mut self, node: Node, scope: u32) {
+        let source = self.source;
+        let Some(pattern) = node
+            .child_by_field_name("pattern")
+            .filter(|p| p.kind() == "identifier")
+        else {
+            return;
+        };
+        let declared = node
+            .child_by_field_name("type")
+            .and_then(|t| type_value(t, source));
+        let (declared, value) = match declared {
+            Some(value) => (true, value),
+            None => (
+                false,
+                node.child_by_field_name("value")
+                    .and_then(|v| self.value_of(v, scope, 0))
+                    .unwrap_or(Value::Type(Vec::new())),
+            ),
+        };
+        self.facts.types.push(TypeFact {
+            scope,
+            slot: TypeSlot::Variable,
+            name: text(pattern, source).to_string(),
+            eval_scope: scope,
+            value,
+            declared,
+        });
     }
 
     /// Turns `crate::a::f`, `self::f`, `super::f`, `Self::f` and `a::b::f` into targets.
@@ -572,6 +725,44 @@ fn path_segments(node: Node, source: &str) -> Option<Vec<String>> {
     Some(segments)
 }
 
+/// How deep a receiver expression is followed (`a.b().c()...`): hostile input must not
+/// overflow the stack.
+const MAX_VALUE_DEPTH: usize = 32;
+
+/// Smart pointers and wrappers whose methods a call reaches through (`Box<T>`, `&T`, `T?`).
+const TRANSPARENT_WRAPPERS: &[&str] = &[
+    "Arc", "Box", "Cell", "Cow", "Mutex", "Option", "Rc", "RefCell", "Result", "RwLock",
+];
+
+/// The type a field, parameter or return type names, as a [`Value`]: `T`, `a::T`, `Self`,
+/// through references and [`TRANSPARENT_WRAPPERS`]; other generics by their base type.
+fn type_value(node: Node, source: &str) -> Option<Value> {
+    let mut node = node;
+    for _ in 0..16 {
+        match node.kind() {
+            "reference_type" | "pointer_type" => node = node.child_by_field_name("type")?,
+            "generic_type" => {
+                let base = node.child_by_field_name("type")?;
+                let name = path_segments(base, source)?;
+                let wrapper = name
+                    .last()
+                    .is_some_and(|n| TRANSPARENT_WRAPPERS.contains(&n.as_str()));
+                if !wrapper {
+                    return Some(Value::Type(name));
+                }
+                let args = node.child_by_field_name("type_arguments")?;
+                node = args.named_child(0)?;
+            }
+            "type_identifier" if text(node, source) == "Self" => return Some(Value::SelfType),
+            "type_identifier" | "scoped_type_identifier" => {
+                return Some(Value::Type(path_segments(node, source)?))
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// `Store`, `Store<T>`, `crate::a::Store`, `&mut Store` → `Store`.
 fn type_base_name(node: Node, source: &str) -> Option<String> {
     match node.kind() {
@@ -583,7 +774,8 @@ fn type_base_name(node: Node, source: &str) -> Option<String> {
         "reference_type" | "pointer_type" => {
             type_base_name(node.child_by_field_name("type")?, source)
         }
-        _ => None,
+        // `impl Index for [u8]`, `for (A, B)`: the type as written, so its methods stay methods.
+        _ => Some(text(node, source).split_whitespace().collect::<String>()),
     }
 }
 
@@ -598,18 +790,6 @@ const BUILTINS: &[&str] = &[
     "Box", "Err", "None", "Ok", "Some", "String", "Vec", "drop", "panic", "std",
 ];
 
-#[rustfmt::skip]
-/// Methods so common on std types that a call on an unknown receiver stays unbound (sorted).
-const COMMON_MEMBERS: &[&str] = &[
-    "as_bytes", "as_deref", "as_mut", "as_ref", "as_str", "borrow", "borrow_mut", "build", "clear",
-    "clone", "cloned", "collect", "contains", "contains_key", "default", "entry", "extend",
-    "filter", "filter_map", "find", "flush", "fmt", "get", "get_mut", "insert", "into",
-    "into_iter", "is_empty", "is_none", "is_some", "iter", "iter_mut", "join", "len", "lock",
-    "map", "map_err", "matches", "new", "next", "ok", "ok_or", "ok_or_else", "parse", "pop", "push",
-    "push_str", "read", "remove", "sort", "split", "to_owned", "to_string", "to_vec", "trim", "unwrap",
-    "unwrap_or", "unwrap_or_default", "unwrap_or_else", "write", "write_all",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -617,7 +797,6 @@ mod tests {
     #[test]
     fn tables_are_sorted() {
         assert!(BUILTINS.windows(2).all(|w| w[0] < w[1]));
-        assert!(COMMON_MEMBERS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

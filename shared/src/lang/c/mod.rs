@@ -39,7 +39,7 @@ impl Language for C {
     }
 
     /// Every `/`-suffix of the path: `#include "x.h"` and `<lib/x.h>` name files by suffix.
-    fn module_keys(&self, path: &str) -> Vec<String> {
+    fn module_keys(&self, path: &str, _is_package_dir: &dyn Fn(&str) -> bool) -> Vec<String> {
         let mut keys = vec![path.to_string()];
         keys.extend(
             path.match_indices('/')
@@ -257,6 +257,9 @@ fn push_symbol(
         hash: content_hash(text(node, source).as_bytes()),
         scope: ScopeRule::Transparent,
         owner_type: None,
+        returns: None,
+        stub: false,
+        conditional: false,
     });
     index
 }
