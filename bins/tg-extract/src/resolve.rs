@@ -419,9 +419,14 @@ impl<'a> Resolver<'a> {
         depth: usize,
     ) -> (Vec<Sym>, Resolution) {
         let (found, resolution) = self.call_candidates(f, scope, target, depth);
+        // Code outside tests never calls what is compiled for tests only.
+        let from_test = self.symbol((f, scope)).test_only;
         let found: Vec<Sym> = found
             .into_iter()
-            .filter(|&s| self.symbol(s).kind.is_callable())
+            .filter(|&s| {
+                let sym = self.symbol(s);
+                sym.kind.is_callable() && (from_test || !sym.test_only)
+            })
             .collect();
         self.narrow_definitions(found, resolution)
     }
@@ -544,10 +549,16 @@ impl<'a> Resolver<'a> {
         if found.len() < 2 {
             return (found, resolution);
         }
-        let mut groups: Vec<((u32, Option<u32>, &str), Vec<Sym>)> = Vec::new();
+        type Key<'k> = (u32, Option<u32>, Option<&'k str>, &'k str);
+        let mut groups: Vec<(Key, Vec<Sym>)> = Vec::new();
         for s in found {
             let sym = self.symbol(s);
-            let key = (s.0, sym.parent, sym.name.as_str());
+            let key = (
+                s.0,
+                sym.parent,
+                sym.owner_type.as_deref(),
+                sym.name.as_str(),
+            );
             match groups.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, members)) => members.push(s),
                 None => groups.push((key, vec![s])),
@@ -1157,7 +1168,8 @@ impl<'a> Resolver<'a> {
     /// name, in the caller's package; otherwise nothing (a receiver of unknown type).
     fn fallback_path(&self, f: u32, parts: &[String]) -> (Vec<Sym>, Resolution) {
         let lang = self.lang_of(f);
-        if let [.., owner, method] = parts {
+        // Only `Type::method`: a longer path (`std::io::Error::from`) names its way.
+        if let [owner, method] = parts {
             if let Some(owned) = self
                 .owned
                 .get(&(lang.id(), owner.as_str(), method.as_str()))

@@ -324,6 +324,13 @@ fn rust_typed_fixture_relations() {
         "calls src/walk.rs::start -> src/walk.rs::Walker::deep (typed)",
         "calls src/walk.rs::start -> src/buf.rs::LineBuf::new (import)",
         "calls src/walk.rs::start -> src/buf.rs::LineBuf::buffer (typed)",
+        // Inside a macro's arguments.
+        "calls src/walk.rs::checks -> src/walk.rs::Walker::ready (typed)",
+        "calls src/walk.rs::checks -> src/walk.rs::label (local)",
+        // `#[cfg(unix)]` and `#[cfg(not(unix))]` variants: either one is compiled.
+        "calls src/walk.rs::checks -> src/walk.rs::plat (ambiguous)",
+        "calls src/walk.rs::checks -> src/walk.rs::plat#2 (ambiguous)",
+        // `filter()` calls its parameter, never the #[cfg(test)] `tests::filter`.
     ]);
     assert_eq!(relation_set(&records), expected);
 }

@@ -107,9 +107,12 @@ pub struct Symbol {
     pub returns: Option<Value>,
     /// A signature without a body that calls never reach (`@typing.overload`).
     pub stub: bool,
-    /// Defined under a condition (`if`, `try`/`except`), so another same-named definition
-    /// may be the one that runs.
+    /// Defined under a condition (`if`, `try`/`except`, `#[cfg(...)]`), so another same-named
+    /// definition may be the one that runs.
     pub conditional: bool,
+    /// Compiled for tests only (Rust `#[cfg(test)]`, `#[test]`, `mod tests`): code outside
+    /// tests never calls it.
+    pub test_only: bool,
 }
 
 impl FileFacts {
@@ -136,6 +139,7 @@ impl FileFacts {
             returns: None,
             stub: false,
             conditional: false,
+            test_only: false,
         };
         FileFacts {
             symbols: vec![module],

@@ -267,6 +267,7 @@ impl<'s> Walker<'s> {
                 .map(Value::Type),
             stub: decorators.iter().any(|d| is_overload(d)),
             conditional: task.conditional,
+            test_only: false,
         });
         let depth = task.depth + 1;
         let outer = |node| Task {

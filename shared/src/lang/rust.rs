@@ -165,7 +165,12 @@ struct Task<'t> {
     doc: Option<Node<'t>>,
     /// The type of the enclosing `impl` or `trait`.
     owner: Option<String>,
+    /// Inside an item compiled for tests only.
+    test_only: bool,
 }
+
+/// What a visited node hands to its children: their scope, owner type and test-only flag.
+type Inherited = (u32, Option<String>, bool);
 
 struct Walker<'s> {
     source: &'s str,
@@ -183,6 +188,7 @@ impl<'s> Walker<'s> {
             depth: 0,
             doc: None,
             owner: None,
+            test_only: false,
         }];
         let mut children = Vec::new();
         // One cursor for the whole walk: `node.walk()` per node allocates.
@@ -194,7 +200,7 @@ impl<'s> Walker<'s> {
                     .get_or_insert(start_line(task.node));
                 continue;
             }
-            let Some((scope, owner)) = self.visit(&task) else {
+            let Some((scope, owner, test_only)) = self.visit(&task) else {
                 continue;
             };
             let mut comments = CommentRun::new();
@@ -215,6 +221,7 @@ impl<'s> Walker<'s> {
                         depth: task.depth + 1,
                         doc,
                         owner: owner.clone(),
+                        test_only,
                     });
                 }
             }
@@ -224,7 +231,7 @@ impl<'s> Walker<'s> {
     }
 
     /// Handles one node; returns the scope and owner for its children, or `None` to skip them.
-    fn visit(&mut self, task: &Task) -> Option<(u32, Option<String>)> {
+    fn visit(&mut self, task: &Task) -> Option<Inherited> {
         let node = task.node;
         let source = self.source;
         let item_kind = match node.kind() {
@@ -256,6 +263,15 @@ impl<'s> Walker<'s> {
                 });
                 return None;
             }
+            let attributes = attributes_before(node, source);
+            let test_only = task.test_only
+                || (kind == NodeKind::Mod && name == "tests")
+                || attributes.iter().any(|a| is_test_attribute(a));
+            // `#[cfg(unix)] fn f()` beside `#[cfg(windows)] fn f()`: which one exists depends
+            // on the build. `cfg(test)` is the test flag instead.
+            let conditional = attributes
+                .iter()
+                .any(|a| a.starts_with("cfg(") && !is_test_attribute(a));
             let parent = &self.facts.symbols[task.scope as usize];
             let mut qualname = parent.qualname.clone();
             if parent.kind != NodeKind::Trait {
@@ -290,7 +306,8 @@ impl<'s> Walker<'s> {
                     .child_by_field_name("return_type")
                     .and_then(|t| type_value(t, source)),
                 stub: false,
-                conditional: false,
+                conditional,
+                test_only,
             });
             match kind {
                 NodeKind::Struct | NodeKind::Union => self.field_types(body, index, task.scope),
@@ -306,7 +323,7 @@ impl<'s> Walker<'s> {
                 NodeKind::Function | NodeKind::Method | NodeKind::Mod => None,
                 _ => return None,
             };
-            return Some((index, owner));
+            return Some((index, owner, test_only));
         }
         match node.kind() {
             "impl_item" => {
@@ -315,7 +332,11 @@ impl<'s> Walker<'s> {
                 let owner = node
                     .child_by_field_name("type")
                     .and_then(|t| type_base_name(t, source));
-                return Some((task.scope, owner));
+                let test_only = task.test_only
+                    || attributes_before(node, source)
+                        .iter()
+                        .any(|a| is_test_attribute(a));
+                return Some((task.scope, owner, test_only));
             }
             "use_declaration" => {
                 if let Some(argument) = node.child_by_field_name("argument") {
@@ -324,6 +345,7 @@ impl<'s> Walker<'s> {
                 return None;
             }
             "let_declaration" => self.let_type(node, task.scope),
+            "token_tree" => self.macro_calls(node, task.scope),
             "call_expression" => {
                 if let Some(function) = node.child_by_field_name("function") {
                     if let Some(target) = self.call_target(function, task.scope) {
@@ -344,7 +366,76 @@ impl<'s> Walker<'s> {
             | "inner_attribute_item" => return None,
             _ => {}
         }
-        Some((task.scope, task.owner.clone()))
+        Some((task.scope, task.owner.clone(), task.test_only))
+    }
+
+    /// Calls written inside a macro's arguments (`assert!(self.check())`, `vec![T::new()]`,
+    /// `write!(f, "{}", x.name())`): tree-sitter keeps them as tokens, so they are read off
+    /// the token sequence: a name, path or `receiver.` chain followed by a `(...)` group.
+    fn macro_calls(&mut self, tree: Node, scope: u32) {
+        let source = self.source;
+        let mut cursor = tree.walk();
+        let tokens: Vec<Node> = tree.children(&mut cursor).collect();
+        for (i, token) in tokens.iter().enumerate() {
+            let opens_call = token.kind() == "token_tree"
+                && token.child(0).is_some_and(|open| open.kind() == "(");
+            if !opens_call || i == 0 || tokens[i - 1].kind() != "identifier" {
+                continue;
+            }
+            let mut parts = vec![text(tokens[i - 1], source).to_string()];
+            let mut j = i - 1;
+            let mut separator = None;
+            while j >= 2 {
+                let sep = tokens[j - 1].kind();
+                let head = tokens[j - 2];
+                if !matches!(sep, "." | "::") || separator.is_some_and(|s| s != sep) {
+                    break;
+                }
+                if !matches!(head.kind(), "identifier" | "self" | "crate" | "super") {
+                    // `f(x).m()`, `a[0].m()`: a receiver we cannot state.
+                    parts.clear();
+                    break;
+                }
+                separator = Some(sep);
+                parts.push(text(head, source).to_string());
+                j -= 2;
+            }
+            // A chain continued from a call or an index (`x().m()`) is not followed.
+            if parts.is_empty() || (j >= 1 && matches!(tokens[j - 1].kind(), "." | "::")) {
+                continue;
+            }
+            parts.reverse();
+            let target = match separator {
+                None => Some(Target::Name(parts.remove(0))),
+                Some("::") => self.path_target(parts, scope),
+                Some(_) => {
+                    let name = parts.pop().unwrap_or_default();
+                    let mut value = match parts[0].as_str() {
+                        "self" => Value::SelfType,
+                        head => Value::Name(head.to_string()),
+                    };
+                    if parts.len() == 1 && value == Value::SelfType {
+                        Some(Target::SelfMember(name))
+                    } else {
+                        for attr in &parts[1..] {
+                            value = Value::Attr(Box::new(value), attr.clone());
+                        }
+                        Some(Target::Method {
+                            receiver: Box::new(value),
+                            name,
+                        })
+                    }
+                }
+            };
+            if let Some(target) = target {
+                self.facts.refs.push(Reference {
+                    scope,
+                    line: start_line(tokens[i - 1]),
+                    kind: RefKind::Call,
+                    target,
+                });
+            }
+        }
     }
 
     fn call_target(&self, function: Node, scope: u32) -> Option<Target> {
@@ -777,6 +868,32 @@ fn type_base_name(node: Node, source: &str) -> Option<String> {
         // `impl Index for [u8]`, `for (A, B)`: the type as written, so its methods stay methods.
         _ => Some(text(node, source).split_whitespace().collect::<String>()),
     }
+}
+
+/// The attributes written before an item (`cfg(unix)`, `test`, `derive(Debug)`), without
+/// `#[` and `]`, across comments between them.
+fn attributes_before(node: Node, source: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = node.prev_sibling();
+    while let Some(sibling) = current {
+        match sibling.kind() {
+            "attribute_item" => {
+                let inner = text(sibling, source)
+                    .trim_start_matches("#[")
+                    .trim_end_matches(']');
+                out.push(inner.split_whitespace().collect());
+            }
+            "line_comment" | "block_comment" => {}
+            _ => break,
+        }
+        current = sibling.prev_sibling();
+    }
+    out
+}
+
+/// `#[test]`, `#[cfg(test)]`, `#[tokio::test]` and the like.
+fn is_test_attribute(attribute: &str) -> bool {
+    attribute == "test" || attribute.ends_with("::test") || attribute == "cfg(test)"
 }
 
 fn is_outer_doc(comment: &str) -> bool {

@@ -260,6 +260,7 @@ fn push_symbol(
         returns: None,
         stub: false,
         conditional: false,
+        test_only: false,
     });
     index
 }
