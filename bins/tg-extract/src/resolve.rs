@@ -634,10 +634,25 @@ impl<'a> Resolver<'a> {
             Value::SelfType => self.self_type(f, scope),
             Value::Call(target) => {
                 let (callees, _) = self.resolve_call_at(f, scope, target, depth + 1);
-                callees
-                    .into_iter()
-                    .flat_map(|callee| self.call_result(callee, depth))
-                    .collect()
+                match (&**target, callees.is_empty()) {
+                    // `x.unwrap()`, `x.clone()`: a library method giving back the receiver.
+                    (Target::Method { receiver, name }, true)
+                        if self.lang_of(f).returns_receiver(name) =>
+                    {
+                        self.value_types(f, scope, receiver, depth + 1)
+                    }
+                    // `T::default()` derived: an instance of T.
+                    (Target::Path(parts), true)
+                        if parts.len() >= 2
+                            && self.lang_of(f).constructs_own_type(&parts[parts.len() - 1]) =>
+                    {
+                        self.named_type(f, scope, &parts[..parts.len() - 1])
+                    }
+                    _ => callees
+                        .into_iter()
+                        .flat_map(|callee| self.call_result(callee, depth))
+                        .collect(),
+                }
             }
             Value::Attr(object, attr) => self
                 .value_types(f, scope, object, depth + 1)

@@ -320,6 +320,11 @@ fn rust_typed_fixture_relations() {
         // `buf: LineBuf`; never Other::buffer, and `node.kind()` (an outside type) nothing.
         "calls src/walk.rs::Walker::step -> src/buf.rs::LineBuf::buffer (typed)",
         "calls src/walk.rs::run -> src/walk.rs::Walker::deep (typed)",
+        // `if let Some(s) = &self.stack` with `stack: Option<Box<LineBuf>>`.
+        "calls src/walk.rs::Walker::deep -> src/buf.rs::LineBuf::buffer (typed)",
+        // A tuple struct's field `self.0`, and a derived `Wrap::default()`.
+        "calls src/buf.rs::Wrap::get -> src/buf.rs::LineBuf::buffer (typed)",
+        "calls src/buf.rs::defaults -> src/buf.rs::Wrap::get (typed)",
         "calls src/walk.rs::start -> src/walk.rs::Walker::new (local)",
         "calls src/walk.rs::start -> src/walk.rs::Walker::deep (typed)",
         "calls src/walk.rs::start -> src/buf.rs::LineBuf::new (import)",

@@ -244,6 +244,16 @@ pub trait Language: Sync + Send {
     fn is_builtin(&self, _name: &str) -> bool {
         false
     }
+    /// A library method that gives back its receiver's value (Rust `unwrap`, `clone`): a call
+    /// on its result reaches the receiver type's methods (`Glob::new(p).unwrap().matcher()`).
+    fn returns_receiver(&self, _method: &str) -> bool {
+        false
+    }
+    /// A trait function that makes an instance of the type it is called on, derived or
+    /// implemented outside the repository's view (Rust `T::default()`, `T::from(x)`).
+    fn constructs_own_type(&self, _function: &str) -> bool {
+        false
+    }
     /// When several files answer to one module key: `true` picks the one nearest the importer
     /// (C's `#include "x.h"`), `false` the one nearest the root (Python's absolute imports).
     fn prefers_nearest_module(&self) -> bool {

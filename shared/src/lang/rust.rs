@@ -48,6 +48,14 @@ impl Language for Rust {
         BUILTINS.binary_search(&name).is_ok()
     }
 
+    fn returns_receiver(&self, method: &str) -> bool {
+        RECEIVER_METHODS.binary_search(&method).is_ok()
+    }
+
+    fn constructs_own_type(&self, function: &str) -> bool {
+        matches!(function, "default" | "from")
+    }
+
     /// A crate: `bins/x/crate` for everything under `bins/x/src/`. Files outside any `src/`
     /// (integration tests and their helpers, examples, benches) share a package per
     /// `tests/`, `examples/` or `benches/` directory (`bins/x/tests/`), else per directory:
@@ -344,7 +352,7 @@ impl<'s> Walker<'s> {
                 }
                 return None;
             }
-            "let_declaration" => self.let_type(node, task.scope),
+            "let_declaration" | "let_condition" => self.let_type(node, task.scope),
             "token_tree" => self.macro_calls(node, task.scope),
             "call_expression" => {
                 if let Some(function) = node.child_by_field_name("function") {
@@ -515,24 +523,30 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// `field: T` of a struct: the type of `self.field`.
+    /// `field: T` of a struct, and the positional fields of a tuple struct (`struct W(T)`,
+    /// named `0`, `1`, ...): the type of `self.field`.
     fn field_types(&mut self, body: Option<Node>, owner: u32, scope: u32) {
         let Some(body) = body else { return };
+        let mut fields: Vec<(String, Node)> = Vec::new();
         let mut cursor = body.walk();
-        for field in body.named_children(&mut cursor) {
-            if field.kind() != "field_declaration" {
-                continue;
+        if body.kind() == "ordered_field_declaration_list" {
+            let types = body.children_by_field_name("type", &mut cursor);
+            fields.extend(types.enumerate().map(|(i, ty)| (i.to_string(), ty)));
+        } else {
+            for field in body.named_children(&mut cursor) {
+                let name = field.child_by_field_name("name");
+                let ty = field.child_by_field_name("type");
+                if let (Some(name), Some(ty)) = (name, ty) {
+                    fields.push((text(name, self.source).to_string(), ty));
+                }
             }
-            let name = field.child_by_field_name("name");
-            let ty = field.child_by_field_name("type");
-            let (Some(name), Some(ty)) = (name, ty) else {
-                continue;
-            };
+        }
+        for (name, ty) in fields {
             if let Some(value) = type_value(ty, self.source) {
                 self.facts.types.push(TypeFact {
                     scope: owner,
                     slot: TypeSlot::Attribute,
-                    name: text(name, self.source).to_string(),
+                    name,
                     eval_scope: scope,
                     value,
                     declared: true,
@@ -574,11 +588,13 @@ impl<'s> Walker<'s> {
     }
 
     /// `let x: T = ..` / `let x = T::new(..)` / `let x = T { .. }`.
+    /// Also `if let Some(x) = value` / `let Ok(x) = value`: `Option` and `Result` are seen
+    /// through, so `x` has the value's type.
     fn let_type(&mut self, node: Node, scope: u32) {
         let source = self.source;
         let Some(pattern) = node
             .child_by_field_name("pattern")
-            .filter(|p| p.kind() == "identifier")
+            .and_then(|p| bound_identifier(p, source))
         else {
             return;
         };
@@ -870,6 +886,27 @@ fn type_base_name(node: Node, source: &str) -> Option<String> {
     }
 }
 
+/// The variable a `let` pattern binds: `x`, `mut x`, `ref x`, `Some(x)`, `Ok(x)`.
+fn bound_identifier<'t>(pattern: Node<'t>, source: &str) -> Option<Node<'t>> {
+    match pattern.kind() {
+        "identifier" => Some(pattern),
+        "mut_pattern" | "ref_pattern" => bound_identifier(pattern.named_child(0)?, source),
+        "tuple_struct_pattern" => {
+            let head = pattern.child_by_field_name("type")?;
+            if !matches!(text(head, source), "Some" | "Ok") || pattern.named_child_count() != 2 {
+                return None;
+            }
+            let inner = pattern.named_child(1)?;
+            match inner.kind() {
+                "identifier" => Some(inner),
+                "mut_pattern" | "ref_pattern" => inner.named_child(0),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 /// The attributes written before an item (`cfg(unix)`, `test`, `derive(Debug)`), without
 /// `#[` and `]`, across comments between them.
 fn attributes_before(node: Node, source: &str) -> Vec<String> {
@@ -902,6 +939,14 @@ fn is_outer_doc(comment: &str) -> bool {
 }
 
 #[rustfmt::skip]
+/// Methods of std wrappers (`Option`, `Result`, `Rc`, `RefCell`, `Mutex`) and `Clone` that give
+/// back the wrapped value, or a reference or guard to it (sorted).
+const RECEIVER_METHODS: &[&str] = &[
+    "as_mut", "as_ref", "borrow", "borrow_mut", "clone", "expect", "lock", "to_owned", "unwrap",
+    "unwrap_or_default",
+];
+
+#[rustfmt::skip]
 /// Prelude items and std constructors that are called like functions (sorted).
 const BUILTINS: &[&str] = &[
     "Box", "Err", "None", "Ok", "Some", "String", "Vec", "drop", "panic", "std",
@@ -913,6 +958,7 @@ mod tests {
 
     #[test]
     fn tables_are_sorted() {
+        assert!(RECEIVER_METHODS.windows(2).all(|w| w[0] < w[1]));
         assert!(BUILTINS.windows(2).all(|w| w[0] < w[1]));
     }
 
