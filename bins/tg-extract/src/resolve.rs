@@ -525,28 +525,34 @@ impl<'a> Resolver<'a> {
     }
 
     /// Several definitions of one name in one scope: `@overload` stubs are never called; of
-    /// plain redefinitions the last one runs; if any is conditional (`if`/`try`), which one runs
-    /// depends on the configuration, so each gets an `ambiguous` edge.
+    /// plain Python redefinitions the last one runs; where one is conditional (`if`/`try`), or
+    /// the language cannot redefine (C `#ifdef` and Rust `#[cfg]` variants), which one runs
+    /// depends on the configuration, so each gets an `ambiguous` edge. So does a function-like
+    /// C macro standing beside a function of the same name.
     fn narrow_definitions(
         &self,
         found: Vec<Sym>,
         resolution: Resolution,
     ) -> (Vec<Sym>, Resolution) {
-        let found: Vec<Sym> = found
+        let mut found: Vec<Sym> = found
             .into_iter()
             .filter(|&s| !self.symbol(s).stub)
             .collect();
+        let mut ambiguous = self.macro_shadows_function(&mut found);
         if let [only] = found[..] {
             // `try: from json import dumps` / `except ImportError: def dumps()`: either runs.
             let sym = self.symbol(only);
             let imported_too = sym
                 .parent
                 .is_some_and(|p| self.bindings.contains_key(&(only.0, p, sym.name.as_str())));
-            if sym.conditional && imported_too {
-                return (found, Resolution::Ambiguous);
-            }
+            ambiguous |= sym.conditional && imported_too;
         }
         if found.len() < 2 {
+            let resolution = if ambiguous {
+                Resolution::Ambiguous
+            } else {
+                resolution
+            };
             return (found, resolution);
         }
         type Key<'k> = (u32, Option<u32>, Option<&'k str>, &'k str);
@@ -565,10 +571,10 @@ impl<'a> Resolver<'a> {
             }
         }
         let mut out = Vec::new();
-        let mut ambiguous = false;
         for (_, mut members) in groups {
             if members.len() > 1 {
-                if members.iter().any(|&s| self.symbol(s).conditional) {
+                let replaces = self.lang_of(members[0].0).redefinition_replaces();
+                if !replaces || members.iter().any(|&s| self.symbol(s).conditional) {
                     ambiguous = true;
                 } else {
                     members.sort_unstable_by_key(|&s| self.symbol(s).line_start);
@@ -582,6 +588,40 @@ impl<'a> Resolver<'a> {
         } else {
             (out, resolution)
         }
+    }
+
+    /// A call that found a function-like macro also may reach a same-named function of the
+    /// package (`#define xmemcpy memcpy` beside an `xmemcpy` for builds without memcpy): adds
+    /// them and says whether there were any.
+    fn macro_shadows_function(&self, found: &mut Vec<Sym>) -> bool {
+        let Some(&first_macro) = found
+            .iter()
+            .find(|&&s| self.symbol(s).kind == NodeKind::Macro)
+        else {
+            return false;
+        };
+        let sym = self.symbol(first_macro);
+        let lang = self.lang_of(first_macro.0).id();
+        let package = &self.package[first_macro.0 as usize];
+        let mut shadowed = false;
+        for &candidate in self
+            .top_level
+            .get(&(lang, sym.name.as_str()))
+            .map_or(&[][..], Vec::as_slice)
+        {
+            let other = self.symbol(candidate);
+            if other.kind != NodeKind::Macro
+                && &self.package[candidate.0 as usize] == package
+                && !found.contains(&candidate)
+            {
+                found.push(candidate);
+                shadowed = true;
+            }
+        }
+        shadowed
+            || found
+                .iter()
+                .any(|&s| self.symbol(s).kind != NodeKind::Macro)
     }
 
     /// `return inner` where `inner` is a function the returning one defines.

@@ -244,6 +244,12 @@ pub trait Language: Sync + Send {
     fn is_builtin(&self, _name: &str) -> bool {
         false
     }
+    /// Whether a later definition of a name in the same scope replaces an earlier one as the
+    /// code runs (Python). Where it cannot (C, Rust), two definitions are build variants
+    /// (`#ifdef`, `#[cfg]`) and a call may reach either.
+    fn redefinition_replaces(&self) -> bool {
+        false
+    }
     /// A library method that gives back its receiver's value (Rust `unwrap`, `clone`): a call
     /// on its result reaches the receiver type's methods (`Glob::new(p).unwrap().matcher()`).
     fn returns_receiver(&self, _method: &str) -> bool {

@@ -51,6 +51,10 @@ impl Language for Python {
     fn is_builtin(&self, name: &str) -> bool {
         BUILTINS.binary_search(&name).is_ok()
     }
+
+    fn redefinition_replaces(&self) -> bool {
+        true
+    }
 }
 
 /// `a/b/c.py` → `[a, b, c]`; a package's `__init__.py` is the package itself.

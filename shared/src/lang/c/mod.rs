@@ -67,15 +67,55 @@ struct Task<'t> {
 fn extract(path: &str, source: &str, root: Node) -> FileFacts {
     let mut facts = FileFacts::for_module(path, source, root, None);
     let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
-    walk(root, source, dir, &mut facts);
+    let mut aliases = Vec::new();
+    walk(root, source, dir, &mut facts, &mut aliases);
     if root.has_error() {
         recover::recover(root, source, dir, &mut facts);
     }
+    add_shadowing_aliases(&mut facts, aliases, source);
     facts
 }
 
+/// `#define xmemcpy memcpy` in a file that also defines a function `xmemcpy` (for builds
+/// without memcpy): which one a call reaches depends on the configuration, so the alias is
+/// recorded as a macro beside the function and the resolver makes such calls ambiguous.
+/// Other object-like macros are not symbols.
+fn add_shadowing_aliases(facts: &mut FileFacts, aliases: Vec<Node>, source: &str) {
+    for define in aliases {
+        let Some(name) = define.child_by_field_name("name").map(|n| text(n, source)) else {
+            continue;
+        };
+        let shadows = facts
+            .symbols
+            .iter()
+            .any(|s| s.kind == NodeKind::Function && s.name == name);
+        if shadows {
+            let value = define
+                .child_by_field_name("value")
+                .map_or("", |v| text(v, source).trim());
+            push_symbol(
+                facts,
+                NodeKind::Macro,
+                name.to_string(),
+                name.to_string(),
+                define,
+                format!("#define {name} {value}"),
+                None,
+                source,
+            );
+        }
+    }
+}
+
 /// Walks a (sub)tree into `facts`: definitions hang off the module, calls off their function.
-fn walk(root: Node, source: &str, dir: &str, facts: &mut FileFacts) {
+/// Object-like macros that alias a name (`#define xmemcpy memcpy`) are collected in `aliases`.
+fn walk<'t>(
+    root: Node<'t>,
+    source: &str,
+    dir: &str,
+    facts: &mut FileFacts,
+    aliases: &mut Vec<Node<'t>>,
+) {
     let mut stack = vec![Task {
         node: root,
         scope: 0,
@@ -175,6 +215,17 @@ fn walk(root: Node, source: &str, dir: &str, facts: &mut FileFacts) {
                         task.doc,
                         source,
                     );
+                }
+                continue;
+            }
+            "preproc_def" => {
+                let value = node
+                    .child_by_field_name("value")
+                    .map(|v| text(v, source).trim());
+                if value.is_some_and(|v| {
+                    !v.is_empty() && v.chars().all(|c| c.is_alphanumeric() || c == '_')
+                }) {
+                    aliases.push(node);
                 }
                 continue;
             }

@@ -81,7 +81,7 @@ pub(super) fn recover(root: Node, source: &str, dir: &str, facts: &mut FileFacts
                 if let Some(name) = name {
                     if known.insert((name.to_string(), start_line(child))) {
                         // The ordinary walker: the definition and the calls in its body.
-                        walk(child, source, dir, facts);
+                        walk(child, source, dir, facts, &mut Vec::new());
                     }
                 }
             }
