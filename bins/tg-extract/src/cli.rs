@@ -27,8 +27,10 @@ pub struct Cli {
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
 
-    /// Skip files larger than this many bytes (suffixes K, M, KiB, MiB accepted).
-    #[arg(long, value_name = "BYTES", default_value = "2MiB", value_parser = parse_size)]
+    /// Skip files larger than this many bytes (suffixes K, M, KiB, MiB accepted). Large enough
+    /// for amalgamated C libraries (sqlite3.c is 9 MB); minified and big generated files are
+    /// skipped by their shape instead.
+    #[arg(long, value_name = "BYTES", default_value = "32MiB", value_parser = parse_size)]
     pub max_file_size: u64,
 
     /// Parse with at most N threads (default: all cores).

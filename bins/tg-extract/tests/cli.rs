@@ -49,11 +49,19 @@ fn bad_inputs_are_diagnostics_and_the_rest_is_still_extracted() {
     fs::write(root.join("good.py"), "def ok():\n    return 1\n").unwrap();
     fs::write(root.join("binary.py"), b"def x():\n\0\0\0 pass\n").unwrap();
     fs::write(root.join("latin1.py"), b"# caf\xe9\ndef caf():\n    pass\n").unwrap();
-    let big = "x = 1\n".repeat(10 * 1024 * 1024 / 6 + 1);
+    // Past the default --max-file-size (32 MiB).
+    let big = "x = 1\n".repeat(33 * 1024 * 1024 / 6 + 1);
     fs::write(root.join("big.py"), big).unwrap();
+    // Minified: one 12 KB line.
+    fs::write(
+        root.join("min.py"),
+        format!("x = [{}]\n", "1,".repeat(6000)),
+    )
+    .unwrap();
+    // Nested across lines: one 10 KB line would be skipped as minified before parsing.
     let deep = format!(
         "y = {}1{}\ndef after_deep():\n    pass\n",
-        "(".repeat(5000),
+        "(\n".repeat(5000),
         ")".repeat(5000)
     );
     fs::write(root.join("deep.py"), deep).unwrap();
@@ -96,16 +104,17 @@ fn bad_inputs_are_diagnostics_and_the_rest_is_still_extracted() {
     assert!(has("binary.py", "binary"), "{diags:?}");
     assert!(has("latin1.py", "non_utf8"), "{diags:?}");
     assert!(has("big.py", "too_large"), "{diags:?}");
+    assert!(has("min.py", "machine_written"), "{diags:?}");
     assert!(has("broken.py", "syntax_error"), "{diags:?}");
     assert!(has("escape", "symlink_outside_root"), "{diags:?}");
     assert!(diags.iter().any(|(_, c)| c == "symlink_loop"), "{diags:?}");
     // The deeply nested file is parsed; what lies past the depth limit is reported.
     assert!(has("deep.py", "too_deep"), "{diags:?}");
-    // binary.py and big.py were seen and skipped; the symlinks were never files.
-    assert_eq!(summary_count(&records, "skipped"), 2);
+    // binary.py, big.py and min.py were seen and skipped; the symlinks were never files.
+    assert_eq!(summary_count(&records, "skipped"), 3);
     assert_eq!(
         summary_count(&records, "files_seen"),
-        summary_count(&records, "files") + 2
+        summary_count(&records, "files") + 3
     );
     assert!(ids.contains(&"deep.py".to_string()));
 }
