@@ -105,6 +105,8 @@ pub struct Resolver<'a> {
     var_types: HashMap<(u32, u32, &'a str), Vec<u32>>,
     /// (file, class, name) → type facts of that attribute.
     attr_types: HashMap<(u32, u32, &'a str), Vec<u32>>,
+    /// (lang, name) → test fixtures of that name.
+    fixtures: HashMap<(&'static str, &'a str), Vec<Sym>>,
 }
 
 /// Another package of the repository as code names it: `(language, name, its root module key)`,
@@ -142,6 +144,7 @@ impl<'a> Resolver<'a> {
             aliases: HashSet::default(),
             var_types: HashMap::default(),
             attr_types: HashMap::default(),
+            fixtures: HashMap::default(),
         };
         let paths: HashSet<&str> = units.iter().map(|u| u.path).collect();
         let is_package_dir = |dir: &str| {
@@ -187,6 +190,12 @@ impl<'a> Resolver<'a> {
                 if let Some(owner) = sym.owner_type.as_deref() {
                     r.owned
                         .entry((lang, owner, sym.name.as_str()))
+                        .or_default()
+                        .push((f, i));
+                }
+                if sym.fixture {
+                    r.fixtures
+                        .entry((lang, sym.name.as_str()))
                         .or_default()
                         .push((f, i));
                 }
@@ -688,6 +697,8 @@ impl<'a> Resolver<'a> {
                     {
                         self.named_type(f, scope, &parts[..parts.len() - 1])
                     }
+                    // Calling an instance (`factory(app)`): what its `__call__` returns.
+                    (target, true) => self.instance_call(f, scope, target, depth),
                     _ => callees
                         .into_iter()
                         .flat_map(|callee| self.call_result(callee, depth))
@@ -700,6 +711,10 @@ impl<'a> Resolver<'a> {
                 .flat_map(|class| self.attribute_types(class, attr, depth))
                 .collect(),
             Value::Type(path) => self.named_type(f, scope, path),
+            Value::Fixture(name) => self
+                .fixture(f, name)
+                .map(|fixture| self.call_result(fixture, depth))
+                .unwrap_or_default(),
         };
         found.sort_unstable();
         found.dedup();
@@ -746,6 +761,10 @@ impl<'a> Resolver<'a> {
         let chosen = if declared.is_empty() { facts } else { declared };
         let mut out = Vec::new();
         for fact in chosen {
+            // `u = u.with_query(...)`: says nothing new about `u`, and following it would loop.
+            if fact.slot == TypeSlot::Variable && root_name(&fact.value) == Some(&fact.name) {
+                continue;
+            }
             let types = self.value_types(f, fact.eval_scope, &fact.value, depth + 1);
             if types.is_empty() && !fact.declared {
                 return Vec::new();
@@ -753,6 +772,52 @@ impl<'a> Resolver<'a> {
             out.extend(types);
         }
         out
+    }
+
+    /// What calling a value gives when the value is an instance of a class with a call
+    /// operator (`factory(app)` with `factory: Factory` and `Factory.__call__ -> Client`).
+    fn instance_call(&self, f: u32, scope: u32, target: &Target, depth: usize) -> Vec<Sym> {
+        let Some(operator) = self.lang_of(f).call_operator() else {
+            return Vec::new();
+        };
+        let value = match target {
+            Target::Name(name) => Value::Name(name.clone()),
+            Target::Path(parts) => {
+                let mut value = Value::Name(parts[0].clone());
+                for part in &parts[1..] {
+                    value = Value::Attr(Box::new(value), part.clone());
+                }
+                value
+            }
+            _ => return Vec::new(),
+        };
+        self.value_types(f, scope, &value, depth + 1)
+            .into_iter()
+            .filter(|&class| self.symbol(class).kind == NodeKind::Class)
+            .flat_map(|class| self.class_member(class, operator, &mut HashSet::default(), 0))
+            .flat_map(|method| self.call_result(method, depth))
+            .collect()
+    }
+
+    /// The fixture a test parameter named `name` receives: one in the test's own file, else
+    /// the one in the nearest fixture-sharing file (`conftest.py`) of an enclosing directory.
+    fn fixture(&self, f: u32, name: &str) -> Option<Sym> {
+        let lang = self.lang_of(f);
+        let candidates = self.fixtures.get(&(lang.id(), name))?;
+        if let Some(&own) = candidates.iter().find(|s| s.0 == f) {
+            return Some(own);
+        }
+        let path = self.units[f as usize].path;
+        candidates
+            .iter()
+            .copied()
+            .filter(|s| {
+                let shared = self.units[s.0 as usize].path;
+                let dir = shared.rsplit_once('/').map_or("", |(d, _)| d);
+                lang.shares_fixtures(shared)
+                    && (dir.is_empty() || path.starts_with(&format!("{dir}/")))
+            })
+            .max_by_key(|s| self.units[s.0 as usize].path.len())
     }
 
     /// What calling `callee` gives: an instance of a class, or its declared return type.
@@ -1242,6 +1307,20 @@ impl<'a> Resolver<'a> {
             }
         }
         (Vec::new(), Resolution::Unique)
+    }
+}
+
+/// The variable a value starts from (`u` in `u.a.m()`).
+fn root_name(value: &Value) -> Option<&String> {
+    match value {
+        Value::Name(name) => Some(name),
+        Value::Attr(inner, _) => root_name(inner),
+        Value::Call(target) => match &**target {
+            Target::Method { receiver, .. } => root_name(receiver),
+            Target::Path(parts) => parts.first(),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -47,6 +47,9 @@ pub enum Value {
     /// A type named in an annotation (`T`, `pkg.T`; wrappers such as `Optional[T]` or
     /// `Box<T>` already removed), resolved in the scope it stands in.
     Type(Vec<String>),
+    /// What a test framework injects for a parameter of this name (a pytest fixture of the
+    /// same name, in the test's file or a `conftest.py` above it): its declared return type.
+    Fixture(String),
 }
 
 /// Which name a [`TypeFact`] types.
@@ -113,6 +116,8 @@ pub struct Symbol {
     /// Compiled for tests only (Rust `#[cfg(test)]`, `#[test]`, `mod tests`): code outside
     /// tests never calls it.
     pub test_only: bool,
+    /// A test fixture (`@pytest.fixture`): injected by name into the tests' parameters.
+    pub fixture: bool,
 }
 
 impl FileFacts {
@@ -140,6 +145,7 @@ impl FileFacts {
             stub: false,
             conditional: false,
             test_only: false,
+            fixture: false,
         };
         FileFacts {
             symbols: vec![module],
@@ -258,6 +264,14 @@ pub trait Language: Sync + Send {
     /// A trait function that makes an instance of the type it is called on, derived or
     /// implemented outside the repository's view (Rust `T::default()`, `T::from(x)`).
     fn constructs_own_type(&self, _function: &str) -> bool {
+        false
+    }
+    /// The method that calling an instance runs (Python `__call__`).
+    fn call_operator(&self) -> Option<&'static str> {
+        None
+    }
+    /// Whether a file may declare fixtures for the tests of its directory tree (`conftest.py`).
+    fn shares_fixtures(&self, _path: &str) -> bool {
         false
     }
     /// When several files answer to one module key: `true` picks the one nearest the importer

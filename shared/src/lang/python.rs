@@ -55,6 +55,14 @@ impl Language for Python {
     fn redefinition_replaces(&self) -> bool {
         true
     }
+
+    fn call_operator(&self) -> Option<&'static str> {
+        Some("__call__")
+    }
+
+    fn shares_fixtures(&self, path: &str) -> bool {
+        path == "conftest.py" || path.ends_with("/conftest.py")
+    }
 }
 
 /// `a/b/c.py` → `[a, b, c]`; a package's `__init__.py` is the package itself.
@@ -207,6 +215,7 @@ impl<'s> Walker<'s> {
             "as_pattern" => {
                 if let Some(alias) = node.child_by_field_name("alias") {
                     self.bind_locals(alias, task.scope);
+                    self.with_target_type(node, alias, task.scope);
                 }
             }
             "named_expression" => {
@@ -272,6 +281,7 @@ impl<'s> Walker<'s> {
             stub: decorators.iter().any(|d| is_overload(d)),
             conditional: task.conditional,
             test_only: false,
+            fixture: decorators.iter().any(|d| is_fixture(d)),
         });
         let depth = task.depth + 1;
         let outer = |node| Task {
@@ -301,7 +311,9 @@ impl<'s> Walker<'s> {
                 self.bind_parameters(parameters, index);
                 let receives_self =
                     kind == NodeKind::Method && !decorators.iter().any(|d| d == "staticmethod");
-                self.parameter_types(parameters, index, task.scope, receives_self);
+                // pytest injects fixtures by parameter name into tests and other fixtures.
+                let injected = name.starts_with("test") || decorators.iter().any(|d| is_fixture(d));
+                self.parameter_types(parameters, index, task.scope, receives_self, injected);
             }
             for field in ["parameters", "return_type"] {
                 if let Some(child) = node.child_by_field_name(field) {
@@ -322,7 +334,14 @@ impl<'s> Walker<'s> {
 
     /// Types stated by parameters: annotations (`x: T`, `x: Optional[T]`), and the class for
     /// the first parameter of a method (`self`, `cls`).
-    fn parameter_types(&mut self, parameters: Node, scope: u32, outer: u32, receives_self: bool) {
+    fn parameter_types(
+        &mut self,
+        parameters: Node,
+        scope: u32,
+        outer: u32,
+        receives_self: bool,
+        injected: bool,
+    ) {
         let source = self.source;
         let mut cursor = parameters.walk();
         for (position, param) in parameters.named_children(&mut cursor).enumerate() {
@@ -339,11 +358,13 @@ impl<'s> Walker<'s> {
             if splat {
                 continue;
             }
+            let annotated = param.child_by_field_name("type");
             let value = if position == 0 && receives_self {
                 Some(Value::SelfType)
+            } else if annotated.is_none() && injected && param.kind() == "identifier" {
+                Some(Value::Fixture(name.clone()))
             } else {
-                param
-                    .child_by_field_name("type")
+                annotated
                     .and_then(|t| annotation_type(t, source))
                     .map(Value::Type)
             };
@@ -410,6 +431,39 @@ impl<'s> Walker<'s> {
             eval_scope: scope,
             value,
             declared,
+        });
+    }
+
+    /// `with open_thing() as name`: `name` is what the context manager's `__enter__` gives.
+    fn with_target_type(&mut self, pattern: Node, alias: Node, scope: u32) {
+        let source = self.source;
+        if pattern.parent().is_none_or(|p| p.kind() != "with_item") {
+            return;
+        }
+        let Some(name) = alias
+            .named_child(0)
+            .filter(|n| n.kind() == "identifier")
+            .or_else(|| (alias.kind() == "identifier").then_some(alias))
+        else {
+            return;
+        };
+        let value = pattern
+            .named_child(0)
+            .and_then(|manager| value_of(manager, source, 0))
+            .map(|manager| {
+                Value::Call(Box::new(Target::Method {
+                    receiver: Box::new(manager),
+                    name: "__enter__".to_string(),
+                }))
+            })
+            .unwrap_or(Value::Type(Vec::new()));
+        self.facts.types.push(TypeFact {
+            scope,
+            slot: TypeSlot::Variable,
+            name: text(name, source).to_string(),
+            eval_scope: scope,
+            value,
+            declared: false,
         });
     }
 
@@ -846,6 +900,11 @@ fn decorator_names(decorated: Option<Node>, source: &str) -> Vec<String> {
         names.push(squash(text(expr, source)));
     }
     names
+}
+
+/// `@pytest.fixture`, `@fixture` (called or not).
+fn is_fixture(decorator: &str) -> bool {
+    decorator == "fixture" || decorator.ends_with(".fixture")
 }
 
 /// `@overload`, `@typing.overload`, `@t.overload`.

@@ -316,6 +316,7 @@ impl<'s> Walker<'s> {
                 stub: false,
                 conditional,
                 test_only,
+                fixture: false,
             });
             match kind {
                 NodeKind::Struct | NodeKind::Union => self.field_types(body, index, task.scope),

@@ -312,6 +312,7 @@ fn push_symbol(
         stub: false,
         conditional: false,
         test_only: false,
+        fixture: false,
     });
     index
 }
