@@ -145,6 +145,10 @@ fn c_fixture_nodes_are_exact() {
         ("src/main.c", "module", 1, 14),
         ("src/main.c::twice", "function", 4, 7),
         ("src/main.c::main", "function", 9, 14),
+        // `int BZ_API(wrapped_open)(int x)`: the macro wraps the name.
+        ("src/wrapped.c", "module", 1, 10),
+        ("src/wrapped.c::wrapped_open", "function", 2, 5),
+        ("src/wrapped.c::use_wrapped", "function", 7, 10),
         ("src/util.c", "module", 1, 24),
         ("src/util.c::util_add", "function", 5, 8),
         ("src/util.c::util_add_", "function", 11, 14),
@@ -203,6 +207,7 @@ fn c_fixture_relations() {
         "calls src/main.c::main -> src/util.c::util_add_ (unique)",
         "calls src/broken.c::after -> src/broken.c::before (local)",
         "calls src/broken.c::after -> src/util.c::util_add (unique)",
+        "calls src/wrapped.c::use_wrapped -> src/wrapped.c::wrapped_open (local)",
         // Which one runs depends on the build: never certain.
         "calls src/shadow.c::copy_all -> src/shadow.c::xmemcpy (ambiguous)",
         "calls src/shadow.c::copy_all -> src/shadow.c::xmemcpy#2 (ambiguous)",

@@ -325,6 +325,10 @@ pub(super) fn function_name<'s>(declarator: Node, source: &'s str) -> Option<&'s
     for _ in 0..64 {
         match node.kind() {
             "identifier" => return seen_function.then(|| text(node, source)),
+            // `BZ_API(name)(int x)`, `PRIV(name)(...)`: a function declarator right inside
+            // another is no C declaration (a function cannot return a function), so it is a
+            // macro wrapping the name, which is its one argument.
+            "function_declarator" if seen_function => return macro_wrapped_name(node, source),
             "function_declarator" => {
                 seen_function = true;
                 node = node.child_by_field_name("declarator")?;
@@ -337,6 +341,23 @@ pub(super) fn function_name<'s>(declarator: Node, source: &'s str) -> Option<&'s
         }
     }
     None
+}
+
+/// `name` in `MACRO(name)`, read as a function declarator with one unnamed parameter.
+fn macro_wrapped_name<'s>(declarator: Node, source: &'s str) -> Option<&'s str> {
+    let parameters = declarator.child_by_field_name("parameters")?;
+    if parameters.named_child_count() != 1 {
+        return None;
+    }
+    let parameter = parameters.named_child(0)?;
+    let name = match parameter.kind() {
+        "parameter_declaration" if parameter.child_by_field_name("declarator").is_none() => {
+            parameter.child_by_field_name("type")?
+        }
+        "identifier" => parameter,
+        _ => return None,
+    };
+    matches!(name.kind(), "type_identifier" | "identifier").then(|| text(name, source))
 }
 
 /// The type name a typedef declarator introduces (`T`, `*T`, `(*T)(int)`, `T[4]`).
