@@ -14,18 +14,26 @@ out="${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/tg-accuracy.XXXXXX")}"
 mkdir -p "$out"
 if [ -z "$tsv" ]; then tsv="$out/corpora.tsv"; bash "$here/../../../shared/corpora/get.sh" > "$tsv"; fi
 echo "streams in $out" >&2
-rc=0; calls=()
+rc=0; calls=(); rcalls=(); acalls=()
 while IFS=$'\t' read -r name path lang; do
   if ! "$tg" --no-cache --root "$path" "$path" > "$out/$name.ndjson" 2> "$out/$name.err"; then
     echo "tg-extract failed on $name (see $out/$name.err)" >&2; rc=1; continue
   fi
   case "$lang" in
     python) python3 "$here/py_defs.py" "$path" "$out/$name.ndjson" || rc=1
-            case "$name" in requests|rich|httpx) calls+=("$path" "$out/$name.ndjson");; esac ;;
+            case "$name" in requests|rich|httpx) calls+=("$path" "$out/$name.ndjson");; esac
+            case "$name" in typer|starlette|httpx|rich|requests|attrs) acalls+=("$path" "$out/$name.ndjson");; esac ;;
     c)      # ctags tags macro invocations such as `STACK_OF(X) *f()` as functions named STACK_OF: the gate
             # leaves ALL-CAPS ctags "functions" out; both recalls are printed.
-            python3 "$here/c_defs.py" --ignore-caps-functions "$path" "$out/$name.ndjson" || rc=1 ;;
+            python3 "$here/c_defs.py" --ignore-caps-functions "$path" "$out/$name.ndjson" || rc=1
+            # C calls against libclang (deps_c.sh installs clang-14 when missing; openssl is sampled).
+            { bash "$here/deps_c.sh" && python3 "$here/c_calls.py" "$path" "$out/$name.ndjson"; } || rc=1 ;;
+    rust)   rcalls+=("$path" "$out/$name.ndjson") ;;
   esac
 done < "$tsv"
 [ ${#calls[@]} -gt 0 ] && { python3 "$here/py_calls.py" "${calls[@]}" || rc=1; }
+# Python attribute calls against Jedi (deps_python.sh installs it when missing; a few minutes).
+[ ${#acalls[@]} -gt 0 ] && { { bash "$here/deps_python.sh" && python3 "$here/py_attr_calls.py" "${acalls[@]}"; } || rc=1; }
+# Rust calls against rust-analyzer's SCIP index (deps_rust.sh adds the rustup components when missing).
+[ ${#rcalls[@]} -gt 0 ] && { { bash "$here/deps_rust.sh" && python3 "$here/rust_calls.py" "${rcalls[@]}"; } || rc=1; }
 exit $rc

@@ -21,8 +21,9 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import py_attr_calls  # noqa: E402
 import py_calls  # noqa: E402
-from common import collect_defs, parse_python  # noqa: E402
+from common import Stream, collect_defs, parse_python  # noqa: E402
 
 
 def write_tree(root: str, files: dict[str, str]) -> None:
@@ -141,6 +142,135 @@ class Calls(Fixture):
             ("import", 4, "test_x", f"{mod}::get"),              # absolute, from src/
             ("import", 4, "test_x", "tests/helpers.py::aid"),    # relative
         })
+
+
+class AttrCalls(Fixture):
+    """py_attr_calls.py: callers (decorators and defaults belong to the scope around the def),
+    Jedi's verdicts, and the scoring against a hand-made stream."""
+    FILES = {
+        "pkg/__init__.py": "",
+        "pkg/store.py": """\
+            class Store:
+                def get(self, key):
+                    return key
+
+                def put(self, key, value):
+                    pass
+
+
+            class Service:
+                def __init__(self):
+                    self.store = Store()
+
+                def run(self):
+                    self.store.get(1)
+                    Store().put(1, 2)
+                    d = {}
+                    return d.get(1)
+
+
+            def make():
+                return Store()
+
+
+            build = make
+            """,
+        "pkg/app.py": """\
+            from pkg import store
+
+
+            class App:
+                def route(self, path):
+                    return lambda fn: fn
+
+
+            app = App()
+
+
+            @app.route("/")
+            def index(x=store.Store().get(0)):
+                return store.Service().run()
+
+
+            class Handler:
+                limit = store.Store().get(3)
+
+
+            store.build()
+            """,
+    }
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        # One fixture and one round of Jedi for both tests (Jedi needs no network).
+        if py_attr_calls.jedi is None:
+            print("note: jedi is not installed (bash bench/accuracy/deps_python.sh); "
+                  "the py_attr_calls tests are skipped", file=sys.stderr)
+            raise unittest.SkipTest("jedi not installed")
+        cls.root = tempfile.mkdtemp(prefix="tg-acc-")
+        write_tree(cls.root, cls.FILES)
+        cls.corpus = py_attr_calls.Corpus.load(cls.root)
+        cls.sample = cls.corpus.sample(1000, 1)
+        cls.sib = py_attr_calls.sibling_index(cls.corpus)
+        judge = py_attr_calls.Judge(cls.corpus)
+        cls.verdicts = py_attr_calls.judge_sample(cls.corpus, cls.sample, judge, cls.sib)
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        shutil.rmtree(cls.root)
+
+    def setUp(self) -> None:            # the class-wide fixture above, not one per test
+        pass
+
+    def tearDown(self) -> None:
+        pass
+
+    def test_callers_and_verdicts(self) -> None:
+        got = set()
+        for s in self.sample:
+            v = self.verdicts[s]
+            target = f"{v.file}:{v.line}:{v.name}" if v.status == "repo" else v.detail
+            got.add((s.file, s.line, s.caller, s.name, s.shape, s.decorator, v.status, target))
+        st, ap = "pkg/store.py", "pkg/app.py"
+        self.assertEqual(got, {
+            (st, 14, f"{st}::Service.run", "get", "self.a.m", False, "repo", f"{st}:2:get"),
+            (st, 15, f"{st}::Service.run", "put", "call().m", False, "repo", f"{st}:5:put"),
+            (st, 17, f"{st}::Service.run", "get", "name.m", False, "outside", "builtins.dict.get"),
+            (ap, 12, ap, "route", "name.m", True, "repo", f"{ap}:5:route"),     # decorator
+            (ap, 13, ap, "Store", "name.m", False, "repo", f"{st}:1:Store"),    # default value
+            (ap, 13, ap, "get", "call().m", False, "repo", f"{st}:2:get"),
+            (ap, 14, f"{ap}::index", "Service", "name.m", False, "repo", f"{st}:9:Service"),
+            (ap, 14, f"{ap}::index", "run", "call().m", False, "repo", f"{st}:13:run"),
+            (ap, 18, f"{ap}::Handler", "Store", "name.m", False, "repo", f"{st}:1:Store"),
+            (ap, 18, f"{ap}::Handler", "get", "call().m", False, "repo", f"{st}:2:get"),
+            (ap, 21, ap, "build", "name.m", False, "repo", f"{st}:20:make"),    # alias
+        })
+
+    def test_scoring(self) -> None:
+        s = Stream()
+        for rel in ("pkg/__init__.py", "pkg/store.py", "pkg/app.py"):
+            s.files[rel] = {"path": rel}
+            s.nodes[rel] = {"id": rel, "kind": "module", "file": rel, "name": rel}
+            for d in collect_defs(parse_python(self.root, rel), rel):
+                # Spans that start at the first decorator line: mapping must not care.
+                first = min([d.node.lineno] + [x.lineno for x in d.node.decorator_list])
+                s.nodes[d.id] = {"id": d.id, "file": rel, "name": d.node.name,
+                                 "line_start": first, "line_end": d.node.end_lineno}
+        st, ap = "pkg/store.py", "pkg/app.py"
+        s.edges = [{"kind": "calls", "src": f"{st}::Service.run", "dst": f"{st}::Store.get"},
+                   {"kind": "calls", "src": f"{st}::Service.run", "dst": f"{ap}::Other.get"},
+                   {"kind": "calls", "src": f"{st}::Service.run", "dst": f"{st}::Store.put"},
+                   {"kind": "calls", "src": ap, "dst": f"{ap}::App.route"},
+                   {"kind": "calls", "src": ap, "dst": f"{st}::Store.__init__"},
+                   {"kind": "calls", "src": f"{ap}::index", "dst": f"{st}::Service.run"},
+                   {"kind": "calls", "src": f"{ap}::index", "dst": f"{ap}::index.run",
+                    "resolution": "closure"}]
+        res = py_attr_calls.score_corpus(self.corpus, self.sample, self.verdicts, self.sib, s)
+        # 10 repo sites; hits: get, put (Service.run), route, Store via __init__ (module), run.
+        self.assertEqual((res["hits"], res["resolved"]), (5, 10))
+        # Keys with same-named edges: (Service.run, get) 1 of 2 right (Other.get is wrong, the
+        # d.get() site being outside), (Service.run, put), (app, route), (index, run): 4 of 5.
+        self.assertEqual((res["prec_good"], res["prec_total"]), (4, 5))
 
 
 @unittest.skipUnless(shutil.which("ctags"), "universal-ctags not on PATH")

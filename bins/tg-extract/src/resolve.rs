@@ -453,10 +453,22 @@ impl<'a> Resolver<'a> {
             Target::Name(name) => match self.lookup_name(f, scope, name) {
                 Lookup::Symbols(syms, resolution) => (syms, resolution),
                 Lookup::NotFound if !lang.is_builtin(name) => self.fallback_top_level(f, name),
+                // `ib = attrib` then `ib()`: the alias's target.
+                Lookup::Opaque => match self.variable_facts(f, scope, name) {
+                    Some(facts) => self.alias_target(f, &facts, depth),
+                    None => nothing,
+                },
+                Lookup::Variable { file, name } => self.module_alias(file, &name, depth),
                 _ => nothing,
             },
             Target::Path(parts) => match self.lookup_path(f, scope, parts) {
                 Lookup::Symbols(syms, resolution) => (syms, resolution),
+                // `attr.ib()` with `ib = attrib` in the package.
+                Lookup::Variable { file, name }
+                    if !self.module_alias(file, &name, depth).0.is_empty() =>
+                {
+                    self.module_alias(file, &name, depth)
+                }
                 Lookup::NotFound | Lookup::Opaque | Lookup::Variable { .. } => {
                     // A variable's attribute (`client.post()`, `self.router.get()`): typed.
                     let typed = self.typed_path(f, scope, parts, depth);
@@ -499,6 +511,51 @@ impl<'a> Resolver<'a> {
             // A receiver of unknown type: a unique method name says nothing about it.
             Target::Member(_) => nothing,
         }
+    }
+
+    /// A module-level variable of `file` used as a callable: the alias's target.
+    fn module_alias(&self, file: u32, name: &str, depth: usize) -> (Vec<Sym>, Resolution) {
+        match self.var_types.get(&(file, 0, name)) {
+            Some(facts) => (
+                self.alias_target(file, &facts.clone(), depth).0,
+                Resolution::Import,
+            ),
+            None => (Vec::new(), Resolution::Import),
+        }
+    }
+
+    /// What a variable bound only by aliases (`ib = attr = attrib`, `get = client.get`) calls:
+    /// the definitions its assignments name, when they all name the same ones.
+    fn alias_target(&self, f: u32, facts: &[u32], depth: usize) -> (Vec<Sym>, Resolution) {
+        let nothing = (Vec::new(), Resolution::Local);
+        if depth > MAX_TYPE_DEPTH {
+            return nothing;
+        }
+        let all = &self.units[f as usize].facts.types;
+        let mut found: Option<(Vec<Sym>, Resolution)> = None;
+        for &i in facts {
+            let fact = &all[i as usize];
+            // Only module and class names: a function's local may also hold its parameter's
+            // value (`callback = callback or default`), which no fact records.
+            let owner = self.symbol((f, fact.scope)).kind;
+            if !matches!(owner, NodeKind::Module | NodeKind::Class) {
+                return nothing;
+            }
+            let target = match (&fact.value, fact.declared) {
+                (Value::Name(name), false) => Target::Name(name.clone()),
+                (value @ Value::Attr(..), false) => match dotted_path(value) {
+                    Some(parts) => Target::Path(parts),
+                    None => return nothing,
+                },
+                _ => return nothing,
+            };
+            let (syms, resolution) = self.call_candidates(f, fact.eval_scope, &target, depth + 1);
+            if syms.is_empty() || found.as_ref().is_some_and(|(s, _)| *s != syms) {
+                return nothing;
+            }
+            found = Some((syms, resolution));
+        }
+        found.unwrap_or(nothing)
     }
 
     /// `a.b.m` where `a` is a variable: the type of `a.b`, then its member `m`.
@@ -1307,6 +1364,19 @@ impl<'a> Resolver<'a> {
             }
         }
         (Vec::new(), Resolution::Unique)
+    }
+}
+
+/// `a.b.c` as a path of names, if the value is only names and attributes.
+fn dotted_path(value: &Value) -> Option<Vec<String>> {
+    match value {
+        Value::Name(name) => Some(vec![name.clone()]),
+        Value::Attr(inner, attr) => {
+            let mut parts = dotted_path(inner)?;
+            parts.push(attr.clone());
+            Some(parts)
+        }
+        _ => None,
     }
 }
 

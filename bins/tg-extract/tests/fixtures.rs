@@ -313,6 +313,10 @@ fn python_typed_fixture_relations() {
         "calls app/server.py::make_handler -> app/server.py::make_handler.handler (closure)",
         "calls app/server.py::setup -> app/routing.py::Router (import)",
         "calls app/server.py::setup -> app/routing.py::Router.add (typed)",
+        // `with Session() as s`: `__enter__` returns self; `make_route = Route` is an alias.
+        "calls app/server.py::use_session -> app/routing.py::Session (import)",
+        "calls app/server.py::use_session -> app/routing.py::Session.close (typed)",
+        "calls app/server.py::use_session -> app/routing.py::Route (import)",
         // app/email/sender.py: `import email` is the standard library's, not app/email/.
     ]);
     assert_eq!(relation_set(&records), expected);

@@ -274,10 +274,7 @@ impl<'s> Walker<'s> {
                 ScopeRule::Transparent
             },
             owner_type: None,
-            returns: node
-                .child_by_field_name("return_type")
-                .and_then(|t| annotation_type(t, source))
-                .map(Value::Type),
+            returns: return_value(node, kind, source),
             stub: decorators.iter().any(|d| is_overload(d)),
             conditional: task.conditional,
             test_only: false,
@@ -390,7 +387,14 @@ impl<'s> Walker<'s> {
         let declared = node
             .child_by_field_name("type")
             .and_then(|t| annotation_type(t, source));
-        let right = node.child_by_field_name("right");
+        let mut right = node.child_by_field_name("right");
+        // `a = b = value`: each name gets the value.
+        for _ in 0..MAX_VALUE_DEPTH {
+            match right.filter(|r| r.kind() == "assignment") {
+                Some(inner) => right = inner.child_by_field_name("right"),
+                None => break,
+            }
+        }
         if declared.is_none() && right.is_some_and(|r| r.kind() == "none") {
             return;
         }
@@ -467,15 +471,21 @@ impl<'s> Walker<'s> {
         });
     }
 
-    /// `return inner` where `inner` is a function this one defines (a decorator factory).
+    /// `return inner` where `inner` is a function this one defines (a decorator factory);
+    /// `return self` in a method without a return annotation (`__enter__`, fluent setters):
+    /// it returns an instance of its class.
     fn returned_closure(&mut self, node: Node, scope: u32) {
-        let symbol = &self.facts.symbols[scope as usize];
+        let symbol = &mut self.facts.symbols[scope as usize];
         if !matches!(symbol.kind, NodeKind::Function | NodeKind::Method) {
             return;
         }
         let Some(value) = node.named_child(0) else {
             return;
         };
+        if symbol.kind == NodeKind::Method && text(value, self.source) == "self" {
+            symbol.returns.get_or_insert(Value::SelfType);
+            return;
+        }
         if value.kind() == "identifier" {
             self.facts.refs.push(Reference {
                 scope,
@@ -751,6 +761,24 @@ fn call_target_at(function: Node, source: &str, depth: usize) -> Option<Target> 
         }
         _ => None,
     }
+}
+
+/// A def's declared return type; `def m(self: T) -> T` (a type variable standing for the
+/// class) returns an instance of the class.
+fn return_value(def: Node, kind: NodeKind, source: &str) -> Option<Value> {
+    let returns = annotation_type(def.child_by_field_name("return_type")?, source)?;
+    if kind == NodeKind::Method {
+        let first = def
+            .child_by_field_name("parameters")
+            .and_then(|p| p.named_child(0))
+            .filter(|p| p.kind() == "typed_parameter")
+            .and_then(|p| p.child_by_field_name("type"))
+            .and_then(|t| annotation_type(t, source));
+        if first.as_ref() == Some(&returns) {
+            return Some(Value::SelfType);
+        }
+    }
+    Some(Value::Type(returns))
 }
 
 /// The name a parameter binds (`x`, `x=1`, `x: T`, `*args`, `**kw`).
