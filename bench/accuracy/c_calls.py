@@ -65,7 +65,8 @@ not, 2 when the stream cannot be read or libclang is missing.
 
 An `ambiguous` edge to a build variant (an #if alternative no translation unit compiled here)
 beside a sibling edge of the same caller and callee name that hits libclang's target is not judged:
-its claim, "one of these, depending on the build", held.
+its claim, "one of these, depending on the build", held. So is an `ambiguous` edge to a function
+whose name is a macro in the caller, when the same set of edges holds that macro.
 """
 
 from __future__ import annotations
@@ -719,6 +720,13 @@ def main() -> int:
     # caller, same callee name) is libclang's target and this one points at a definition no
     # translation unit compiled here, the claim held and the edge cannot be judged further.
     hit_names = {(src, s.nodes[dst].get("name")) for (src, dst) in ours if (src, dst) in ok_ids}
+    # The same when the name is a macro in the caller and the set holds that macro.
+    for e in s.calls():
+        dn = s.nodes.get(e.get("dst"), {})
+        src = e.get("src")
+        if (e.get("resolution") == "ambiguous" and dn.get("kind") == "macro" and src in caller_ids
+                and dn.get("name") in truth.info[caller_ids[src]]["macros"]):
+            hit_names.add((src, dn.get("name")))
     for (src, dst), e in sorted(ours.items()):
         res = e.get("resolution", "?")
         ck = caller_ids[src]
@@ -726,8 +734,9 @@ def main() -> int:
             good[res] += 1
             total[res] += 1
             continue
-        if (res == "ambiguous" and dst not in active_ids
-                and (src, s.nodes[dst].get("name")) in hit_names):
+        if (res == "ambiguous" and (src, s.nodes[dst].get("name")) in hit_names
+                and (dst not in active_ids
+                     or s.nodes[dst].get("name") in truth.info[ck]["macros"])):
             unjudged[res] += 1
             not_judged["not judged: a build variant beside the right definition (ambiguous)"] += 1
             continue

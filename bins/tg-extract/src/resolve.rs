@@ -656,9 +656,10 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// A call that found a function-like macro also may reach a same-named function of the
-    /// package (`#define xmemcpy memcpy` beside an `xmemcpy` for builds without memcpy): adds
-    /// them and says whether there were any.
+    /// A call that found a function-like macro also may reach a same-named function defined
+    /// beside it (`#define xmemcpy memcpy` next to an `xmemcpy` for builds without memcpy):
+    /// adds them and says whether there were any. A same-named function in another file is a
+    /// different thing the macro hides (a file's private `reset(p)` helper macro).
     fn macro_shadows_function(&self, found: &mut Vec<Sym>) -> bool {
         let Some(&first_macro) = found
             .iter()
@@ -668,7 +669,6 @@ impl<'a> Resolver<'a> {
         };
         let sym = self.symbol(first_macro);
         let lang = self.lang_of(first_macro.0).id();
-        let package = &self.package[first_macro.0 as usize];
         let mut shadowed = false;
         for &candidate in self
             .top_level
@@ -677,7 +677,7 @@ impl<'a> Resolver<'a> {
         {
             let other = self.symbol(candidate);
             if other.kind != NodeKind::Macro
-                && &self.package[candidate.0 as usize] == package
+                && candidate.0 == first_macro.0
                 && !found.contains(&candidate)
             {
                 found.push(candidate);
