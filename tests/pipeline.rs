@@ -61,7 +61,7 @@ fn the_stream_reads_back_through_the_shared_reader_from_a_pipe() {
         .expect("every line is a record");
     let summary = items.last().and_then(|i| i.record.clone());
     assert!(
-        matches!(summary, Some(tg_shared::record::Record::Summary(s)) if s.stage == "tg-extract" && s.counts["nodes"] == 25)
+        matches!(summary, Some(tg_shared::record::Record::Summary(s)) if s.stage == "tg-extract" && s.counts["nodes"] == 34)
     );
 }
 

@@ -84,7 +84,8 @@ fn query_answers_with_flows_a_context_pack_and_json() {
     assert_eq!(answer["results"][0]["intent"], "Fetch a URL.");
     assert_eq!(answer["results"][0]["intent_source"], "doc");
     assert_eq!(answer["results"].as_array().map(Vec::len), Some(3));
-    // The flow follows get's call into the Shared layer, after the hit, in layer order.
+    // The flow follows get's calls into the Models layer (request -> `Session().send()` ->
+    // `super().save()`) and the Shared layer, after the hit, in layer order.
     let flow: Vec<(&str, &str)> = answer["results"][0]["flow"]
         .as_array()
         .expect("flow")
@@ -100,6 +101,7 @@ fn query_answers_with_flows_a_context_pack_and_json() {
         flow,
         [
             ("API", "pkg/api.py::get"),
+            ("Models", "pkg/models.py::Base.save"),
             ("Shared", "pkg/util.py::helper")
         ]
     );
