@@ -253,7 +253,11 @@ fn machine_written(source: &str) -> Option<String> {
         ));
     }
     if source.len() > GENERATED_SKIP_BYTES {
-        let head = &source[..source.floor_char_boundary(4096)];
+        let mut end = 4096;
+        while !source.is_char_boundary(end) {
+            end -= 1;
+        }
+        let head = &source[..end];
         if let Some(marker) = GENERATED_MARKERS.iter().find(|m| head.contains(*m)) {
             return Some(format!(
                 "skipped: generated file larger than {GENERATED_SKIP_BYTES} bytes (`{marker}` in its first lines)"
