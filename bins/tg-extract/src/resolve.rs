@@ -361,7 +361,7 @@ impl<'a> Resolver<'a> {
                     RefKind::Call | RefKind::ReturnsClosure => EdgeKind::Calls,
                     RefKind::Inherit => EdgeKind::Inherits,
                 };
-                for dst in targets {
+                for dst in self.with_constructors(targets, reference.kind) {
                     out.push(RawEdge {
                         kind,
                         src: (f, reference.scope),
@@ -369,6 +369,26 @@ impl<'a> Resolver<'a> {
                         line: reference.line,
                         resolution: Some(resolution),
                     });
+                }
+            }
+        }
+        out
+    }
+
+    /// A call of a class also calls the class's own constructor (`__init__`), when it defines
+    /// one: the class stays the first target, the constructor follows it.
+    fn with_constructors(&self, targets: Vec<Sym>, kind: RefKind) -> Vec<Sym> {
+        if kind != RefKind::Call {
+            return targets;
+        }
+        let mut out = Vec::with_capacity(targets.len());
+        for target in targets {
+            out.push(target);
+            let sym = self.symbol(target);
+            let constructor = self.lang_of(target.0).constructor();
+            if let (true, Some(name)) = (sym.kind == NodeKind::Class, constructor) {
+                if let Some(defs) = self.children.get(&(target.0, target.1, name)) {
+                    out.extend(defs.iter().map(|&d| (target.0, d)));
                 }
             }
         }

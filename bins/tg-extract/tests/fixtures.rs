@@ -291,6 +291,14 @@ fn python_typed_fixture_relations() {
         "calls app/routing.py::build -> app/routing.py::Router (local)",
         // main.py
         "calls app/main.py::App.__init__ -> app/routing.py::Router (import)",
+        // Calling a class runs its __init__: an edge to each, so traces pass constructors.
+        "calls app/main.py::App.__init__ -> app/routing.py::Router.__init__ (import)",
+        "calls app/routing.py::build -> app/routing.py::Router.__init__ (local)",
+        "calls app/server.py -> app/main.py::App.__init__ (import)",
+        "calls app/server.py::setup -> app/routing.py::Router.__init__ (import)",
+        // `async with AsyncSession() as s`: what `__aenter__` returns.
+        "calls app/server.py::use_async -> app/server.py::AsyncSession (local)",
+        "calls app/server.py::use_async -> app/server.py::AsyncSession.fetch (typed)",
         // `router: Router` in the class body.
         "calls app/main.py::App.get -> app/routing.py::Router.get (typed)",
         // Two definitions under if/else: either may run.

@@ -266,6 +266,11 @@ pub trait Language: Sync + Send {
     fn constructs_own_type(&self, _function: &str) -> bool {
         false
     }
+    /// The method that calling a class runs on the new instance (Python `__init__`): a call of
+    /// the class also gets an edge to it, so traces pass through constructors.
+    fn constructor(&self) -> Option<&'static str> {
+        None
+    }
     /// The method that calling an instance runs (Python `__call__`).
     fn call_operator(&self) -> Option<&'static str> {
         None

@@ -60,6 +60,10 @@ impl Language for Python {
         Some("__call__")
     }
 
+    fn constructor(&self) -> Option<&'static str> {
+        Some("__init__")
+    }
+
     fn shares_fixtures(&self, path: &str) -> bool {
         path == "conftest.py" || path.ends_with("/conftest.py")
     }
@@ -438,12 +442,24 @@ impl<'s> Walker<'s> {
         });
     }
 
-    /// `with open_thing() as name`: `name` is what the context manager's `__enter__` gives.
+    /// `with open_thing() as name`: `name` is what the context manager's `__enter__` gives
+    /// (`__aenter__` under `async with`).
     fn with_target_type(&mut self, pattern: Node, alias: Node, scope: u32) {
         let source = self.source;
         if pattern.parent().is_none_or(|p| p.kind() != "with_item") {
             return;
         }
+        let statement = pattern
+            .parent()
+            .and_then(|item| item.parent())
+            .and_then(|clause| clause.parent())
+            .filter(|s| s.kind() == "with_statement");
+        let is_async = statement.is_some_and(|s| {
+            let mut cursor = s.walk();
+            let async_token = s.children(&mut cursor).any(|c| c.kind() == "async");
+            async_token
+        });
+        let enter = if is_async { "__aenter__" } else { "__enter__" };
         let Some(name) = alias
             .named_child(0)
             .filter(|n| n.kind() == "identifier")
@@ -457,7 +473,7 @@ impl<'s> Walker<'s> {
             .map(|manager| {
                 Value::Call(Box::new(Target::Method {
                     receiver: Box::new(manager),
-                    name: "__enter__".to_string(),
+                    name: enter.to_string(),
                 }))
             })
             .unwrap_or(Value::Type(Vec::new()));
