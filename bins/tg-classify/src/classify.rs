@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use tg_shared::layers::{LayerConfig, NodeView};
-use tg_shared::record::{Edge, EdgeKind, Node, NodeKind};
+use tg_shared::record::{Edge, EdgeKind, Node, NodeKind, Resolution};
 
 /// What the artifacts need to know of a node.
 #[derive(Debug, Clone)]
@@ -46,6 +46,8 @@ pub struct Tally {
     pub violations: Vec<Vec<Violation>>,
     pub cross_layer_edges: u64,
     pub violation_count: u64,
+    /// Forbidden dependencies seen only through `ambiguous` edges (not marked as violations).
+    pub ambiguous_violation_count: u64,
     /// Layers assigned by the agent, by node id: they win over the config's rules.
     pub overrides: FxHashMap<String, usize>,
 }
@@ -129,7 +131,12 @@ pub fn edge_line(config: &LayerConfig, tally: &mut Tally, edge: &Edge, raw: &str
     let (from, to) = (tally.nodes[src].layer, tally.nodes[dst].layer);
     // `contains` is structure: a file's module may hold a class another layer claims.
     let crossing = dependency && from != to;
-    let violation = crossing && config.layers[from].forbids(&config.layers[to].id);
+    let forbidden = crossing && config.layers[from].forbids(&config.layers[to].id);
+    // An `ambiguous` edge may not exist in any build: a possible violation, counted apart.
+    let violation = forbidden && edge.resolution != Some(Resolution::Ambiguous);
+    if forbidden && !violation {
+        tally.ambiguous_violation_count += 1;
+    }
     if crossing {
         tally.cross_layer_edges += 1;
         *tally.cross[from].entry(to).or_default() += 1;

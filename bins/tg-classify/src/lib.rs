@@ -179,6 +179,10 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         tally.cross_layer_edges.into(),
     );
     summary.insert("violations".to_string(), tally.violation_count.into());
+    summary.insert(
+        "violations_ambiguous".to_string(),
+        tally.ambiguous_violation_count.into(),
+    );
     output.record(&Record::Summary(Summary {
         stage: STAGE.to_string(),
         counts: summary,

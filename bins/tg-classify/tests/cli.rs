@@ -57,6 +57,32 @@ fn lines(bytes: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// An `ambiguous` edge (a guess, or one of several build variants) that crosses a forbidden
+/// boundary is a cross-layer edge and a possible violation, never a violation.
+#[test]
+fn an_ambiguous_edge_is_a_possible_violation_not_a_violation() {
+    let dir = repo(Some(LAYERS));
+    let certain =
+        r#""dst":"lib/db.py::query","line":2,"count":1,"resolution":"import","confidence":0.95"#;
+    let input = stream();
+    assert!(input.contains(certain), "the fixture stream's certain edge");
+    let guessed =
+        r#""dst":"lib/db.py::query","line":2,"count":1,"resolution":"ambiguous","confidence":0.3"#;
+    let output = classify(dir.path(), &input.replace(certain, guessed), &[]);
+    assert!(output.status.success());
+    let out = lines(&output.stdout);
+    assert!(
+        out[8].ends_with(r#""confidence":0.3,"cross_layer":true}"#),
+        "{}",
+        out[8]
+    );
+    assert!(
+        out[15].ends_with(r#""violations":1,"violations_ambiguous":1}"#),
+        "{}",
+        out[15]
+    );
+}
+
 #[test]
 fn layers_and_marks_are_added_and_everything_else_passes_through() {
     let dir = repo(Some(LAYERS));
@@ -98,7 +124,7 @@ fn layers_and_marks_are_added_and_everything_else_passes_through() {
     );
     assert_eq!(
         out[15],
-        r#"{"type":"summary","stage":"tg-classify","config":"native","cross_layer_edges":2,"layers":2,"nodes":4,"violations":2}"#
+        r#"{"type":"summary","stage":"tg-classify","config":"native","cross_layer_edges":2,"layers":2,"nodes":4,"violations":2,"violations_ambiguous":0}"#
     );
     assert_eq!(out.len(), 16);
 

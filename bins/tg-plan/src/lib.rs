@@ -19,7 +19,7 @@ use tg_shared::contract::{self, NeedsConfirmation};
 use tg_shared::exit;
 use tg_shared::intents::{IntentStore, INTENTS_FILE};
 use tg_shared::layers::{self, PlanSettings};
-use tg_shared::record::{Candidate, Diagnostic, EdgeKind, Level, Record, Summary};
+use tg_shared::record::{Candidate, Diagnostic, EdgeKind, Level, Record, Resolution, Summary};
 use tg_shared::stage::{Failure, Input, Output, StreamCheck};
 use tg_shared::store::{self, Store, STORE_DIR};
 
@@ -105,11 +105,13 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
                     );
                 }
             }
+            // An `ambiguous` edge is one of several guesses (or build variants): it must not
+            // make a symbol look central.
             Some(Record::Edge(edge))
                 if matches!(
                     edge.kind,
                     EdgeKind::Calls | EdgeKind::Imports | EdgeKind::Inherits
-                ) =>
+                ) && edge.resolution != Some(Resolution::Ambiguous) =>
             {
                 // Resolved at the end: a stream need not put nodes before edges.
                 pending_edges.push((edge.src.clone(), edge.dst.clone(), edge.kind));
