@@ -50,7 +50,9 @@ Scores (per corpus and combined; thresholds apply to the combined figures):
   precision  over the distinct (caller id, method name) keys of the sampled sites that Jedi
              judged (`repo` or `outside`): of the stream's `calls` edges from the caller whose
              dst's last name component is the method name (edges of resolution `closure` are not
-             call sites and are ignored), the share pointing at a Jedi target. Edges carry only
+             call sites and are ignored, nor is the edge to `C.__init__` beside an edge to the
+             class `C` from the same caller: it stands for the call `C(...)`), the share pointing
+             at a Jedi target. Edges carry only
              the first line of a relation, so matching is by (src, name), as in py_calls.py. To
              be fair to edges made by other calls of the same name in the same caller, every call
              there whose callee name is that name (attribute calls and bare `name(...)` calls,
@@ -465,7 +467,11 @@ def score_corpus(corpus: Corpus, sample: list[Site], verdicts: dict[Site, Verdic
     by_src_name: dict[tuple, set[str]] = defaultdict(set)
     for e in calls:
         name = last_name(e["dst"])
-        if name is not None and e.get("resolution") != "closure":
+        # A call of a class also has an edge to the class's `__init__`: that edge stands for
+        # `C(...)`, not for a `.__init__(...)` call site, so it is not scored under `__init__`.
+        constructor = (name == "__init__"
+                       and (e["src"], e["dst"].rsplit(".", 1)[0]) in pairs)
+        if name is not None and e.get("resolution") != "closure" and not constructor:
             by_src_name[(e["src"], name)].add(e["dst"])
 
     left_out: Counter = Counter()

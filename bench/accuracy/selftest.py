@@ -144,6 +144,222 @@ class Calls(Fixture):
         })
 
 
+class FurtherCalls(Fixture):
+    """py_calls.py's overload, conditional-definition and shadowed-import checks: what each takes
+    as a case, and how a hand-made stream is scored."""
+    FILES = {
+        "app/__init__.py": "",
+        "app/lib.py": """
+            import sys
+            import typing
+            import typing as t
+            from typing import overload
+
+            @overload
+            def conv(x: int) -> int: ...
+            @typing.overload
+            def conv(x: str) -> str: ...
+            def conv(x): return x
+
+            @t.overload
+            def stubs_only(x: int) -> int: ...
+            @overload
+            def stubs_only(x: str) -> str: ...
+
+            @overload
+            def half(x: int) -> int: ...
+            def half(x): return x
+            def half(x, y=0): return x          # the middle def is no stub: not a group
+
+            if sys.platform == "win32":
+                def plat(): return 1
+            elif sys.version_info > (3,):
+                def plat(): return 2
+            else:
+                try:
+                    def plat(): return 3
+                except OSError:
+                    def plat(): return 4
+
+            try:
+                from _speedups import fast
+            except ImportError:
+                if sys.maxsize > 2**32:
+                    def fast(): return 64
+                else:
+                    def fast(): return 32
+
+            try:
+                from _speedups import slow
+            except ValueError:                  # an import not backed by an ImportError fallback
+                def slow(): pass
+            else:
+                def slow(): pass
+
+            def plain(): pass
+            if sys.flags.debug:
+                def plain(): pass               # one def outside a conditional block: not a group
+
+            with open(__file__):
+                def inwith(): pass
+            if True:
+                def inwith(): pass              # a def under `with`: not a group
+
+            class K:
+                @overload
+                def m(self, x: int) -> int: ...
+                @overload
+                def m(self, x: str) -> str: ...
+                def m(self, x): return x
+                def run(self):
+                    self.m(1); conv(2); plat(); fast(); half(1); stubs_only(1); slow(); plain()
+                    inwith()
+            """,
+        "app/use.py": """
+            from app.lib import conv, plat as p, fast
+            from app import lib
+            def go(conv2=None):
+                conv(1); p(); fast(); lib.conv(2); lib.plat(); lib.half(3)
+            def shadow(plat):
+                plat(); lib.fast()
+            """,
+        # Check 3: app/email/ below the root, stdlib `email` meant.
+        "app/email/__init__.py": "def message_from_string(s): pass\ndef send(): pass\n",
+        "app/email/utils.py": "def parseaddr(a): pass\n",
+        "app/mailer.py": """
+            import email
+            import email.utils as eu
+            from email import message_from_string
+            from . import email as local_email
+            def send_all():
+                email.message_from_string("x"); eu.parseaddr("a"); message_from_string("y")
+                local_email.send()
+            def clash():
+                email.send(); local_email.send()
+            def unused(): pass
+            class Box:
+                parse = eu.parseaddr("b")
+            def rebound():
+                email = None
+                email.send()
+            """,
+        "app/plain.py": "import email\nfrom email.utils import parseaddr\n"
+                        "def f():\n    parseaddr('z')\n",
+        "scripts/run.py": "import email\n",              # no __init__.py: a script, not a case
+        "lib/pkg/__init__.py": "",
+        "lib/pkg/a.py": "import pkg.b\nimport app\n",   # pkg resolves from lib/ (its package root)
+        "lib/pkg/b.py": "",
+    }
+
+    def setUp(self) -> None:
+        super().setUp()
+        write_tree(self.root, self.FILES)
+        self.corpus = py_calls.Corpus(self.root)
+        self.extra = py_calls.Extra()
+        self.shadow = {}
+        for m in self.corpus.modules.values():
+            py_calls.call_sites(self.corpus, m, self.extra)
+            self.shadow[m.rel] = py_calls.shadowed(self.corpus, m)
+
+    def test_overload_sites(self) -> None:
+        got = {(x.rule, x.line, x.src.split("::")[1], x.impl.split("::")[1], len(x.stubs))
+               for x in self.extra.overload}
+        self.assertEqual(got, {
+            ("self", 64, "K.run", "K.m#3", 2),
+            ("local", 64, "K.run", "conv#3", 2),
+            ("import", 5, "go", "conv#3", 2),
+            ("module", 5, "go", "conv#3", 2),
+        })
+        self.assertEqual(py_calls.all_overload_stubs(self.corpus.modules["app/lib.py"]),
+                         {"app/lib.py::conv", "app/lib.py::conv#2", "app/lib.py::K.m",
+                          "app/lib.py::K.m#2"})
+
+    def test_conditional_sites(self) -> None:
+        got = {(x.rule, x.line, x.src.split("::")[1], x.defs) for x in self.extra.cond}
+        lib = "app/lib.py::"
+        plat = tuple(lib + n for n in ("plat", "plat#2", "plat#3", "plat#4"))
+        fast = (lib + "fast", lib + "fast#2")
+        self.assertEqual(got, {
+            ("local", 64, "K.run", plat), ("local", 64, "K.run", fast),
+            ("import", 5, "go", plat), ("import", 5, "go", fast), ("module", 5, "go", plat),
+            # shadow(plat): the parameter, not the group; lib.fast() is a case
+            ("module", 7, "shadow", fast),
+        })
+
+    def test_shadowed_sites(self) -> None:
+        imports = {(x.file, x.line, x.text) for si, _, _, _ in self.shadow.values() for x in si}
+        self.assertEqual(imports, {
+            ("app/mailer.py", 2, "import email"), ("app/mailer.py", 3, "import email.utils as eu"),
+            ("app/mailer.py", 4, "from email import message_from_string"),
+            ("app/plain.py", 1, "import email"), ("app/plain.py", 2, "from email.utils import parseaddr"),
+        })
+        _, legit, calls, others = self.shadow["app/mailer.py"]
+        self.assertIn("app/email/__init__.py", legit)          # through `from . import email`
+        self.assertNotIn("app/email/utils.py", legit)
+        got = {(c.line, c.src.split("::")[-1], c.name, c.via) for c in calls}
+        self.assertEqual(got, {
+            (7, "send_all", "message_from_string", "email"), (7, "send_all", "parseaddr", "eu"),
+            (7, "send_all", "message_from_string", "message_from_string"),
+            (10, "clash", "send", "email"),
+            (13, "Box", "parseaddr", "eu"),
+        })
+        self.assertIn(("app/mailer.py::send_all", "send"), others)      # local_email.send()
+        self.assertIn(("app/mailer.py::rebound", "send"), others)       # email rebound locally
+        self.assertIn(("app/mailer.py::clash", "send"), others)         # not judged
+
+    def test_scoring(self) -> None:
+        lib, use, ml = "app/lib.py::", "app/use.py::", "app/mailer.py::"
+        calls = [
+            {"kind": "calls", "src": lib + "K.run", "dst": lib + "K.m#3", "resolution": "self"},
+            {"kind": "calls", "src": lib + "K.run", "dst": lib + "conv", "resolution": "local"},
+            {"kind": "calls", "src": use + "go", "dst": lib + "conv#3", "resolution": "import"},
+            {"kind": "calls", "src": use + "shadow", "dst": lib + "conv#2", "resolution": "unique"},
+        ] + [{"kind": "calls", "src": lib + "K.run", "dst": lib + d, "resolution": "ambiguous"}
+             for d in ("plat", "plat#2", "plat#3", "plat#4", "fast", "fast#2")] + [
+            {"kind": "calls", "src": use + "go", "dst": lib + "plat", "resolution": "ambiguous"},
+            {"kind": "calls", "src": use + "go", "dst": lib + "plat#2", "resolution": "import"},
+            {"kind": "calls", "src": use + "go", "dst": lib + "plat#3", "resolution": "ambiguous"},
+            {"kind": "calls", "src": use + "go", "dst": lib + "plat#4", "resolution": "ambiguous"},
+            {"kind": "calls", "src": use + "go", "dst": lib + "fast", "resolution": "ambiguous"},
+        ]
+        stubs = py_calls.all_overload_stubs(self.corpus.modules["app/lib.py"])
+        ov = py_calls.score_overloads(self.extra.overload, calls, stubs)
+        # pairs: (K.run, K.m#3) hit, (K.run, conv#3) missed, (go, conv#3) hit
+        self.assertEqual((ov["pairs_hit"], ov["pairs"], ov["stub_edges"], ov["stub_edges_anywhere"]),
+                         (2, 3, 1, 2))
+        cd = py_calls.score_conds(self.extra.cond, calls)
+        # cases: (K.run, plat) ok, (K.run, fast) ok, (go, plat) all reached but one edge `import`,
+        # (go, fast) one def missing, (shadow, fast) no edge
+        self.assertEqual((cd["ok"], cd["cases"], cd["reached_all"]), (2, 5, 3))
+
+        s = Stream()
+        for rel in self.corpus.modules:
+            s.files[rel] = {"path": rel}
+        s.edges = [
+            {"kind": "imports", "src": "app/mailer.py", "dst": "app/email/__init__.py", "line": 5},
+            {"kind": "imports", "src": "app/mailer.py", "dst": "app/email/utils.py", "line": 3},
+            {"kind": "imports", "src": "app/plain.py", "dst": "app/email/__init__.py", "line": 1},
+            {"kind": "calls", "src": ml + "send_all", "dst": "app/email/__init__.py::send"},
+            {"kind": "calls", "src": ml + "send_all", "dst": "app/email/utils.py::parseaddr"},
+            {"kind": "calls", "src": ml + "clash", "dst": "app/email/__init__.py::send"},
+            {"kind": "calls", "src": ml + "Box", "dst": "app/email/utils.py::parseaddr"},
+            {"kind": "calls", "src": "app/plain.py::f", "dst": "app/email/utils.py::parseaddr"},
+        ]
+        imports, calls_, others = [], [], set()
+        legit = {}
+        for rel, (si, lg, sc, so) in self.shadow.items():
+            imports += si
+            calls_ += sc
+            others |= so
+            legit[rel] = lg
+        sh = py_calls.score_shadowed(imports, legit, calls_, others, s)
+        # imports: mailer -> email/utils.py and plain -> email/__init__.py (mailer -> email/__init__
+        # is excused by `from . import email`); calls: send_all -> parseaddr, Box -> parseaddr,
+        # plain.f -> parseaddr (send_all -> send is local_email.send(); clash -> send is not judged,
+        # clash calling send both through `email` and through local_email)
+        self.assertEqual((sh["import_violations"], sh["call_violations"]), (2, 3))
+
+
 class AttrCalls(Fixture):
     """py_attr_calls.py: callers (decorators and defaults belong to the scope around the def),
     Jedi's verdicts, and the scoring against a hand-made stream."""

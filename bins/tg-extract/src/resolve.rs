@@ -778,7 +778,14 @@ impl<'a> Resolver<'a> {
                     (target, true) => self.instance_call(f, scope, target, depth),
                     _ => callees
                         .into_iter()
-                        .flat_map(|callee| self.call_result(callee, depth))
+                        .flat_map(|callee| match self.receiver_of(target) {
+                            // `-> Self` on a base-class method called on a subclass instance:
+                            // the receiver's class, not the one defining the method.
+                            Some(receiver) if self.returns_self(callee) => {
+                                self.value_types(f, scope, &receiver, depth + 1)
+                            }
+                            _ => self.call_result(callee, depth),
+                        })
                         .collect(),
                 }
             }
@@ -895,6 +902,28 @@ impl<'a> Resolver<'a> {
                     && (dir.is_empty() || path.starts_with(&format!("{dir}/")))
             })
             .max_by_key(|s| self.units[s.0 as usize].path.len())
+    }
+
+    /// The receiver of a method call target, as a value (`x.y` of `x.y.m()`).
+    fn receiver_of(&self, target: &Target) -> Option<Value> {
+        match target {
+            Target::Method { receiver, .. } => Some((**receiver).clone()),
+            Target::Path(parts) if parts.len() >= 2 => {
+                let mut value = Value::Name(parts[0].clone());
+                for part in &parts[1..parts.len() - 1] {
+                    value = Value::Attr(Box::new(value), part.clone());
+                }
+                Some(value)
+            }
+            _ => None,
+        }
+    }
+
+    fn returns_self(&self, callee: Sym) -> bool {
+        let sym = self.symbol(callee);
+        sym.kind == NodeKind::Method
+            && matches!(&sym.returns, Some(Value::SelfType))
+                | matches!(&sym.returns, Some(Value::Type(p)) if p == &["Self"])
     }
 
     /// What calling `callee` gives: an instance of a class, or its declared return type.
