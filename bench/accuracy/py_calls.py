@@ -184,7 +184,7 @@ class Module:
     imported_conds: dict[str, list[PyDef]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Overload:
     impl: PyDef                # the last def: the implementation
     stubs: tuple[PyDef, ...]   # the @overload defs before it

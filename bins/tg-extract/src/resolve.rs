@@ -388,7 +388,9 @@ impl<'a> Resolver<'a> {
             let constructor = self.lang_of(target.0).constructor();
             if let (true, Some(name)) = (sym.kind == NodeKind::Class, constructor) {
                 if let Some(defs) = self.children.get(&(target.0, target.1, name)) {
-                    out.extend(defs.iter().map(|&d| (target.0, d)));
+                    let defs = defs.iter().map(|&d| (target.0, d)).collect();
+                    // The implementation, never its `@overload` stubs.
+                    out.extend(self.narrow_definitions(defs, Resolution::Local).0);
                 }
             }
         }
@@ -416,23 +418,26 @@ impl<'a> Resolver<'a> {
     }
 
     fn module_by_key(&self, lang: &'static str, key: &str, importer: u32) -> Option<u32> {
-        let candidates = self.by_key.get(lang)?.get(key)?;
-        if candidates.len() == 1 {
-            return Some(candidates[0]);
-        }
         let from = self.units[importer as usize].path;
-        let nearest = self.units[importer as usize].lang.prefers_nearest_module();
-        candidates.iter().copied().min_by_key(|&c| {
-            let path = self.units[c as usize].path;
-            let depth = path.matches('/').count();
-            let distance = usize::MAX - common_dir_prefix(from, path);
-            let (first, second) = if nearest {
-                (distance, depth)
-            } else {
-                (depth, distance)
-            };
-            (first, second, path.len(), path)
-        })
+        let language = self.units[importer as usize].lang;
+        let nearest = language.prefers_nearest_module();
+        self.by_key
+            .get(lang)?
+            .get(key)?
+            .iter()
+            .copied()
+            .filter(|&c| language.key_visible_from(key, self.units[c as usize].path, from))
+            .min_by_key(|&c| {
+                let path = self.units[c as usize].path;
+                let depth = path.matches('/').count();
+                let distance = usize::MAX - common_dir_prefix(from, path);
+                let (first, second) = if nearest {
+                    (distance, depth)
+                } else {
+                    (depth, distance)
+                };
+                (first, second, path.len(), path)
+            })
     }
 
     fn resolve_call(&self, f: u32, scope: u32, target: &Target) -> (Vec<Sym>, Resolution) {

@@ -244,6 +244,13 @@ pub trait Language: Sync + Send {
     /// `is_package_dir` tells whether a repo-relative directory is a package of the language
     /// (Python: holds an `__init__.py`), for languages whose names start at import roots.
     fn module_keys(&self, path: &str, is_package_dir: &dyn Fn(&str) -> bool) -> Vec<String>;
+    /// Whether `importer` can name the module in `file` by `key`: a key that starts below the
+    /// repository root names the file only for importers where that directory is on the
+    /// import path (Python: `src/`, or the importer's own directory tree, as for scripts and
+    /// tests run from there).
+    fn key_visible_from(&self, _key: &str, _file: &str, _importer: &str) -> bool {
+        true
+    }
     /// Separator between a module key and the names inside it (`.` or `::`).
     fn key_separator(&self) -> &'static str;
     /// A name the language provides without a definition in the repository (`len`, `print`).

@@ -44,6 +44,24 @@ impl Language for Python {
             .collect()
     }
 
+    fn key_visible_from(&self, key: &str, file: &str, importer: &str) -> bool {
+        let depth = key.split('.').count();
+        let start = module_parts(file).len().saturating_sub(depth);
+        if start == 0 {
+            return true;
+        }
+        // The directory the key starts in: the first `start` components of the path.
+        let root_len = file
+            .match_indices('/')
+            .nth(start - 1)
+            .map_or(file.len(), |(i, _)| i);
+        let root = &file[..root_len];
+        root == "src"
+            || (importer.len() > root_len
+                && importer.starts_with(root)
+                && importer.as_bytes()[root_len] == b'/')
+    }
+
     fn key_separator(&self) -> &'static str {
         "."
     }
@@ -1059,6 +1077,26 @@ mod tests {
             py.module_keys("src/pkg/email/sender.py", &packages),
             vec!["src.pkg.email.sender", "pkg.email.sender"]
         );
+    }
+
+    #[test]
+    fn keys_below_the_root_are_seen_from_their_own_tree_or_src() {
+        let py = Python;
+        // `from enum import Enum` in typer/main.py is the standard library's, not a docs folder.
+        assert!(!py.key_visible_from("enum", "docs_src/types/enum/__init__.py", "typer/main.py"));
+        assert!(py.key_visible_from(
+            "enum",
+            "docs_src/types/enum/__init__.py",
+            "docs_src/types/a.py"
+        ));
+        assert!(py.key_visible_from(
+            "docs_src.types.enum",
+            "docs_src/types/enum/__init__.py",
+            "x.py"
+        ));
+        assert!(py.key_visible_from("pkg.mod", "src/pkg/mod.py", "tests/test_mod.py"));
+        assert!(py.key_visible_from("helpers", "tests/helpers.py", "tests/unit/test_a.py"));
+        assert!(!py.key_visible_from("gc", "test/dtracedata/gc.py", "test/test_gc.py"));
     }
 
     #[test]
