@@ -800,6 +800,9 @@ impl<'a> Resolver<'a> {
                 .flat_map(|class| self.attribute_types(class, attr, depth))
                 .collect(),
             Value::Type(path) => self.named_type(f, scope, path),
+            // A collection is not an instance; one of its elements is.
+            Value::Elements(_) => Vec::new(),
+            Value::ElementOf(iterable) => self.element_types(f, scope, iterable, depth + 1),
             Value::Fixture(name) => self
                 .fixture(f, name)
                 .map(|fixture| self.call_result(fixture, depth))
@@ -811,6 +814,60 @@ impl<'a> Resolver<'a> {
             found.clear();
         }
         found
+    }
+
+    /// The classes of the elements of an iterable value: a variable or attribute declared as a
+    /// collection (`items: list[T]`, `strats: Vec<T>`), through `.iter()` and the like.
+    fn element_types(&self, f: u32, scope: u32, iterable: &Value, depth: usize) -> Vec<Sym> {
+        if depth > MAX_TYPE_DEPTH {
+            return Vec::new();
+        }
+        let facts: Vec<(u32, u32)> = match iterable {
+            Value::Name(name) => match self.variable_facts(f, scope, name) {
+                Some(facts) => facts.into_iter().map(|i| (f, i)).collect(),
+                None => Vec::new(),
+            },
+            Value::Attr(object, attr) => self
+                .value_types(f, scope, object, depth + 1)
+                .into_iter()
+                .flat_map(|class| self.attribute_facts(class, attr))
+                .collect(),
+            Value::Call(target) => match &**target {
+                Target::Method { receiver, name } if self.lang_of(f).iterates_receiver(name) => {
+                    return self.element_types(f, scope, receiver, depth + 1);
+                }
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        let mut out = Vec::new();
+        for (file, i) in facts {
+            let fact = &self.units[file as usize].facts.types[i as usize];
+            match &fact.value {
+                Value::Elements(element) => {
+                    out.extend(self.value_types(file, fact.eval_scope, element, depth + 1))
+                }
+                // One assignment we cannot read as a collection: the elements are unknown.
+                _ => return Vec::new(),
+            }
+        }
+        out
+    }
+
+    /// The facts typing attribute `attr` of `class` (its own, else its nearest base's).
+    fn attribute_facts(&self, class: Sym, attr: &str) -> Vec<(u32, u32)> {
+        let mut seen = HashSet::default();
+        let mut pending = vec![class];
+        while let Some(c) = pending.pop() {
+            if !seen.insert(c) || seen.len() > MAX_HOPS {
+                continue;
+            }
+            if let Some(facts) = self.attr_types.get(&(c.0, c.1, attr)) {
+                return facts.iter().map(|&i| (c.0, i)).collect();
+            }
+            pending.extend(self.bases_of(c));
+        }
+        Vec::new()
     }
 
     /// The type facts of the variable `name` as seen from `scope`, through Python's (and

@@ -325,6 +325,8 @@ fn python_typed_fixture_relations() {
         "calls app/server.py::use_session -> app/routing.py::Session (import)",
         "calls app/server.py::use_session -> app/routing.py::Session.close (typed)",
         "calls app/server.py::use_session -> app/routing.py::Route (import)",
+        // `for route in self.routes` with `routes: list[Route]`.
+        "calls app/routing.py::Table.run_all -> app/routing.py::Route.handle (typed)",
         // app/email/sender.py: `import email` is the standard library's, not app/email/.
     ]);
     assert_eq!(relation_set(&records), expected);
@@ -355,6 +357,10 @@ fn rust_typed_fixture_relations() {
         // A tuple struct's field `self.0`, and a derived `Wrap::default()`.
         "calls src/buf.rs::Wrap::get -> src/buf.rs::LineBuf::buffer (typed)",
         "calls src/buf.rs::defaults -> src/buf.rs::Wrap::get (typed)",
+        // A match arm's variant data, and loops over a slice and over `Vec::iter()`.
+        "calls src/buf.rs::Source::bytes -> src/buf.rs::LineBuf::buffer (typed)",
+        "calls src/buf.rs::all -> src/buf.rs::LineBuf::buffer (typed)",
+        "calls src/buf.rs::all -> src/buf.rs::Wrap::get (typed)",
         "calls src/walk.rs::start -> src/walk.rs::Walker::new (local)",
         "calls src/walk.rs::start -> src/walk.rs::Walker::deep (typed)",
         "calls src/walk.rs::start -> src/buf.rs::LineBuf::new (import)",

@@ -47,6 +47,11 @@ pub enum Value {
     /// A type named in an annotation (`T`, `pkg.T`; wrappers such as `Optional[T]` or
     /// `Box<T>` already removed), resolved in the scope it stands in.
     Type(Vec<String>),
+    /// A collection whose elements are the inner value (`list[T]`, `Sequence[T]`, `Vec<T>`,
+    /// `&[T]`): not an instance itself, but what a loop over it binds.
+    Elements(Box<Value>),
+    /// One element of the iterable value (`for x in self.items`).
+    ElementOf(Box<Value>),
     /// What a test framework injects for a parameter of this name (a pytest fixture of the
     /// same name, in the test's file or a `conftest.py` above it): its declared return type.
     Fixture(String),
@@ -266,6 +271,10 @@ pub trait Language: Sync + Send {
     /// A library method that gives back its receiver's value (Rust `unwrap`, `clone`): a call
     /// on its result reaches the receiver type's methods (`Glob::new(p).unwrap().matcher()`).
     fn returns_receiver(&self, _method: &str) -> bool {
+        false
+    }
+    /// A library method that iterates over its receiver's elements (Rust `iter`, `drain`).
+    fn iterates_receiver(&self, _method: &str) -> bool {
         false
     }
     /// A trait function that makes an instance of the type it is called on, derived or

@@ -231,6 +231,9 @@ impl<'s> Walker<'s> {
             "augmented_assignment" | "for_statement" | "for_in_clause" => {
                 if let Some(left) = node.child_by_field_name("left") {
                     self.bind_locals(left, task.scope);
+                    if node.kind() == "for_statement" {
+                        self.loop_type(node, left, task.scope);
+                    }
                 }
             }
             "return_statement" => self.returned_closure(node, task.scope),
@@ -383,9 +386,7 @@ impl<'s> Walker<'s> {
             } else if annotated.is_none() && injected && param.kind() == "identifier" {
                 Some(Value::Fixture(name.clone()))
             } else {
-                annotated
-                    .and_then(|t| annotation_type(t, source))
-                    .map(Value::Type)
+                annotated.and_then(|t| annotation_type(t, source))
             };
             if let Some(value) = value {
                 self.facts.types.push(TypeFact {
@@ -421,7 +422,7 @@ impl<'s> Walker<'s> {
             return;
         }
         let (declared, value) = match declared {
-            Some(path) => (true, Value::Type(path)),
+            Some(value) => (true, value),
             None => (
                 false,
                 right
@@ -457,6 +458,28 @@ impl<'s> Walker<'s> {
             eval_scope: scope,
             value,
             declared,
+        });
+    }
+
+    /// `for item in items`: `item` is an element of `items` (typed when `items` is declared as
+    /// a collection: `items: list[T]`).
+    fn loop_type(&mut self, node: Node, left: Node, scope: u32) {
+        if left.kind() != "identifier" {
+            return;
+        }
+        let value = node
+            .child_by_field_name("right")
+            .and_then(|r| value_of(r, self.source, 0))
+            .map_or(Value::Type(Vec::new()), |iterable| {
+                Value::ElementOf(Box::new(iterable))
+            });
+        self.facts.types.push(TypeFact {
+            scope,
+            slot: TypeSlot::Variable,
+            name: text(left, self.source).to_string(),
+            eval_scope: scope,
+            value,
+            declared: false,
         });
     }
 
@@ -812,7 +835,7 @@ fn return_value(def: Node, kind: NodeKind, source: &str) -> Option<Value> {
             return Some(Value::SelfType);
         }
     }
-    Some(Value::Type(returns))
+    Some(returns)
 }
 
 /// The name a parameter binds (`x`, `x=1`, `x: T`, `*args`, `**kw`).
@@ -856,25 +879,51 @@ fn value_of(node: Node, source: &str, depth: usize) -> Option<Value> {
     }
 }
 
+/// Annotations of collections whose loop binds their one element type (`list[T]`).
+const COLLECTIONS: &[&str] = &[
+    "AbstractSet",
+    "Collection",
+    "Deque",
+    "FrozenSet",
+    "Iterable",
+    "Iterator",
+    "List",
+    "MutableSequence",
+    "MutableSet",
+    "Sequence",
+    "Set",
+    "deque",
+    "frozenset",
+    "list",
+    "set",
+];
+
 /// The class an annotation names: `T`, `pkg.T`, `"T"`, `Optional[T]`, `T | None`,
-/// `Annotated[T, ...]`, `Type[T]`. Containers (`list[T]`) and unions of two classes name none.
-fn annotation_type(node: Node, source: &str) -> Option<Vec<String>> {
+/// `Annotated[T, ...]`, `Type[T]`; a collection of one element type (`list[T]`,
+/// `Sequence[T]`) as [`Value::Elements`]. Unions of two classes name none.
+fn annotation_type(node: Node, source: &str) -> Option<Value> {
     let mut node = node;
     for _ in 0..8 {
         match node.kind() {
             "type" | "parenthesized_expression" => node = node.named_child(0)?,
-            "identifier" => return Some(vec![text(node, source).to_string()]),
+            "identifier" => return Some(Value::Type(vec![text(node, source).to_string()])),
             "attribute" => {
                 let parts: Vec<String> = squash(text(node, source))
                     .split('.')
                     .map(str::to_string)
                     .collect();
-                return parts.iter().all(|p| is_identifier(p)).then_some(parts);
+                return parts
+                    .iter()
+                    .all(|p| is_identifier(p))
+                    .then_some(Value::Type(parts));
             }
             "string" => {
                 let inner = text(node, source).trim_matches(|c| c == '"' || c == '\'');
                 let parts: Vec<String> = inner.trim().split('.').map(str::to_string).collect();
-                return parts.iter().all(|p| is_identifier(p)).then_some(parts);
+                return parts
+                    .iter()
+                    .all(|p| is_identifier(p))
+                    .then_some(Value::Type(parts));
             }
             "binary_operator" => {
                 // `T | None`
@@ -896,6 +945,10 @@ fn annotation_type(node: Node, source: &str) -> Option<Vec<String>> {
                     }
                     "Annotated" if !args.is_empty() => node = args[0],
                     "Union" if args.len() == 1 => node = args[0],
+                    collection if COLLECTIONS.contains(&collection) && args.len() == 1 => {
+                        let element = annotation_type(args[0], source)?;
+                        return Some(Value::Elements(Box::new(element)));
+                    }
                     _ => return None,
                 }
             }

@@ -52,6 +52,10 @@ impl Language for Rust {
         RECEIVER_METHODS.binary_search(&method).is_ok()
     }
 
+    fn iterates_receiver(&self, method: &str) -> bool {
+        matches!(method, "drain" | "into_iter" | "iter" | "iter_mut")
+    }
+
     fn constructs_own_type(&self, function: &str) -> bool {
         matches!(function, "default" | "from")
     }
@@ -320,6 +324,7 @@ impl<'s> Walker<'s> {
             });
             match kind {
                 NodeKind::Struct | NodeKind::Union => self.field_types(body, index, task.scope),
+                NodeKind::Enum => self.variant_types(body, index, task.scope),
                 NodeKind::Function | NodeKind::Method => {
                     if let Some(parameters) = node.child_by_field_name("parameters") {
                         self.parameter_types(parameters, index);
@@ -354,6 +359,8 @@ impl<'s> Walker<'s> {
                 return None;
             }
             "let_declaration" | "let_condition" => self.let_type(node, task.scope),
+            "for_expression" => self.loop_type(node, task.scope),
+            "match_expression" => self.match_arm_types(node, task.scope),
             "token_tree" => self.macro_calls(node, task.scope),
             "call_expression" => {
                 if let Some(function) = node.child_by_field_name("function") {
@@ -517,6 +524,8 @@ impl<'s> Walker<'s> {
                 })
             }
             "reference_expression" => inner(node.child_by_field_name("value")),
+            // `*self`, `*x`: the value behind the reference.
+            "unary_expression" if text(node, source).starts_with('*') => inner(node.named_child(0)),
             "try_expression" | "parenthesized_expression" | "await_expression" => {
                 inner(node.named_child(0))
             }
@@ -550,6 +559,111 @@ impl<'s> Walker<'s> {
                     name,
                     eval_scope: scope,
                     value,
+                    declared: true,
+                });
+            }
+        }
+    }
+
+    /// The data of each enum variant, as attributes named `Variant::0` (tuple variants) and
+    /// `Variant::field` (struct variants): what a `match` arm's pattern binds.
+    fn variant_types(&mut self, body: Option<Node>, owner: u32, scope: u32) {
+        let Some(body) = body else { return };
+        let source = self.source;
+        let mut fields: Vec<(String, Node)> = Vec::new();
+        let mut cursor = body.walk();
+        for variant in body.named_children(&mut cursor) {
+            let (Some(name), Some(data)) = (
+                variant.child_by_field_name("name"),
+                variant.child_by_field_name("body"),
+            ) else {
+                continue;
+            };
+            let name = text(name, source);
+            let mut inner = data.walk();
+            if data.kind() == "ordered_field_declaration_list" {
+                let types = data.children_by_field_name("type", &mut inner);
+                fields.extend(
+                    types
+                        .enumerate()
+                        .map(|(i, ty)| (format!("{name}::{i}"), ty)),
+                );
+            } else {
+                for field in data.named_children(&mut inner) {
+                    if let (Some(f), Some(ty)) = (
+                        field.child_by_field_name("name"),
+                        field.child_by_field_name("type"),
+                    ) {
+                        fields.push((format!("{name}::{}", text(f, source)), ty));
+                    }
+                }
+            }
+        }
+        for (name, ty) in fields {
+            if let Some(value) = type_value(ty, source) {
+                self.facts.types.push(TypeFact {
+                    scope: owner,
+                    slot: TypeSlot::Attribute,
+                    name,
+                    eval_scope: scope,
+                    value,
+                    declared: true,
+                });
+            }
+        }
+    }
+
+    /// `match value { Variant(x) => .. }`: `x` holds the variant's data (`Variant::0` of the
+    /// value's enum).
+    fn match_arm_types(&mut self, node: Node, scope: u32) {
+        let source = self.source;
+        let Some(scrutinee) = node
+            .child_by_field_name("value")
+            .and_then(|v| self.value_of(v, scope, 0))
+        else {
+            return;
+        };
+        let Some(body) = node.child_by_field_name("body") else {
+            return;
+        };
+        let mut cursor = body.walk();
+        let arms: Vec<Node> = body
+            .named_children(&mut cursor)
+            .filter(|arm| arm.kind() == "match_arm")
+            .collect();
+        for arm in arms {
+            let pattern = arm
+                .child_by_field_name("pattern")
+                .and_then(|p| p.named_child(0));
+            let Some(pattern) = pattern.filter(|p| p.kind() == "tuple_struct_pattern") else {
+                continue;
+            };
+            let Some(variant) = pattern
+                .child_by_field_name("type")
+                .and_then(|t| path_segments(t, source))
+                .and_then(|segments| segments.last().cloned())
+            else {
+                continue;
+            };
+            let mut inner = pattern.walk();
+            let bound: Vec<Node> = pattern.named_children(&mut inner).skip(1).collect();
+            for (i, binding) in bound.into_iter().enumerate() {
+                let name = match binding.kind() {
+                    "identifier" => Some(binding),
+                    "ref_pattern" | "mut_pattern" => binding.named_child(0),
+                    _ => None,
+                };
+                let Some(name) = name.filter(|n| n.kind() == "identifier") else {
+                    continue;
+                };
+                self.facts.types.push(TypeFact {
+                    scope,
+                    slot: TypeSlot::Variable,
+                    name: text(name, source).to_string(),
+                    eval_scope: scope,
+                    value: Value::Attr(Box::new(scrutinee.clone()), format!("{variant}::{i}")),
+                    // Each arm binds its own `x`; as declarations, the arms' types add up
+                    // instead of one arm's outside type spoiling the others.
                     declared: true,
                 });
             }
@@ -618,6 +732,31 @@ impl<'s> Walker<'s> {
             eval_scope: scope,
             value,
             declared,
+        });
+    }
+
+    /// `for x in &self.items` / `for x in items.iter()`: `x` is an element of the iterable.
+    fn loop_type(&mut self, node: Node, scope: u32) {
+        let source = self.source;
+        let Some(pattern) = node
+            .child_by_field_name("pattern")
+            .and_then(|p| bound_identifier(p, source))
+        else {
+            return;
+        };
+        let value = node
+            .child_by_field_name("value")
+            .and_then(|v| self.value_of(v, scope, 0))
+            .map_or(Value::Type(Vec::new()), |iterable| {
+                Value::ElementOf(Box::new(iterable))
+            });
+        self.facts.types.push(TypeFact {
+            scope,
+            slot: TypeSlot::Variable,
+            name: text(pattern, source).to_string(),
+            eval_scope: scope,
+            value,
+            declared: false,
         });
     }
 
@@ -837,6 +976,18 @@ fn path_segments(node: Node, source: &str) -> Option<Vec<String>> {
 /// overflow the stack.
 const MAX_VALUE_DEPTH: usize = 32;
 
+/// Collections of one element type: a loop over one binds that type.
+const COLLECTIONS: &[&str] = &[
+    "BTreeSet",
+    "BinaryHeap",
+    "HashSet",
+    "IndexSet",
+    "LinkedList",
+    "SmallVec",
+    "Vec",
+    "VecDeque",
+];
+
 /// Smart pointers and wrappers whose methods a call reaches through (`Box<T>`, `&T`, `T?`).
 const TRANSPARENT_WRAPPERS: &[&str] = &[
     "Arc", "Box", "Cell", "Cow", "Mutex", "Option", "Rc", "RefCell", "Result", "RwLock",
@@ -852,14 +1003,20 @@ fn type_value(node: Node, source: &str) -> Option<Value> {
             "generic_type" => {
                 let base = node.child_by_field_name("type")?;
                 let name = path_segments(base, source)?;
-                let wrapper = name
-                    .last()
-                    .is_some_and(|n| TRANSPARENT_WRAPPERS.contains(&n.as_str()));
-                if !wrapper {
+                let last = name.last().map_or("", String::as_str);
+                let args = node.child_by_field_name("type_arguments");
+                if COLLECTIONS.contains(&last) {
+                    let element = type_value(args?.named_child(0)?, source)?;
+                    return Some(Value::Elements(Box::new(element)));
+                }
+                if !TRANSPARENT_WRAPPERS.contains(&last) {
                     return Some(Value::Type(name));
                 }
-                let args = node.child_by_field_name("type_arguments")?;
-                node = args.named_child(0)?;
+                node = args?.named_child(0)?;
+            }
+            "array_type" => {
+                let element = type_value(node.child_by_field_name("element")?, source)?;
+                return Some(Value::Elements(Box::new(element)));
             }
             "type_identifier" if text(node, source) == "Self" => return Some(Value::SelfType),
             "type_identifier" | "scoped_type_identifier" => {
