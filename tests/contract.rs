@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use tg_integration::{
     answer_batches, assert_golden, copy_fixture, init_json, json_payload, pipe_into, run, stage,
@@ -51,8 +51,9 @@ fn an_agent_goes_from_needs_layers_to_done() {
         payload["next_action"],
         "Read repository symbols and create .tldrgraph/layers.config.yaml"
     );
-    assert_eq!(payload["top_directories"][0]["path"], "pkg");
-    assert_eq!(payload["top_directories"][0]["symbols"], 25);
+    assert_eq!(payload["top_directories"][0], "pkg");
+    assert_eq!(payload["directories"][0]["path"], "pkg");
+    assert_eq!(payload["directories"][0]["symbols"], 25);
     assert_eq!(payload["symbols_overview"], ".tldrgraph/symbols.md");
     assert!(payload["reason"]
         .as_str()
@@ -606,4 +607,98 @@ fn a_skipped_file_that_becomes_source_makes_the_state_stale() {
         .expect("nodes")
         .iter()
         .any(|n| n["id"] == "pkg/blob.py::hidden"));
+}
+
+/// The seed spec's fields and JSON types for each state, written from the spec (DESIGN.md §4,
+/// issue 18), not from our output: every golden payload (each written by a real run in the
+/// tests above) must carry them with exactly these types; extra fields may stand beside them.
+#[test]
+fn golden_payloads_keep_the_seed_specs_field_types() {
+    #[derive(Clone, Copy, Debug)]
+    enum Json {
+        Str,
+        Int,
+        Bool,
+        StrList,
+        NullOrStr,
+    }
+    fn check(value: &Value, kind: Json) -> bool {
+        match kind {
+            Json::Str => value.is_string(),
+            Json::Int => value.is_u64(),
+            Json::Bool => value.is_boolean(),
+            Json::StrList => value
+                .as_array()
+                .is_some_and(|items| items.iter().all(Value::is_string)),
+            Json::NullOrStr => value.is_null() || value.is_string(),
+        }
+    }
+    use Json::*;
+    let states: [(&str, &str, &[(&str, Json)]); 4] = [
+        (
+            "needs_layers.python.json",
+            "needs_layers",
+            &[
+                ("reason", Str),
+                ("extracted_symbols_count", Int),
+                ("top_directories", StrList),
+                ("next_action", Str),
+            ],
+        ),
+        (
+            "needs_confirmation.python.json",
+            "needs_confirmation",
+            &[
+                ("total_nodes", Int),
+                ("candidates_count", Int),
+                ("planned_this_run", Int),
+                ("batch_size", Int),
+                ("agent_rounds", Int),
+                ("next_action", Str),
+            ],
+        ),
+        ("needs_enrichment.python.json", "needs_enrichment", &[]),
+        (
+            "done.python.json",
+            "done",
+            &[
+                ("nodes_count", Int),
+                ("edges_count", Int),
+                ("layers_count", Int),
+                ("embeddings_ready", Bool),
+            ],
+        ),
+    ];
+    let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden");
+    for (file, status, fields) in states {
+        let text = fs::read_to_string(golden.join(file)).expect("golden payload");
+        let payload: Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(payload["status"], status, "{file}");
+        for (field, kind) in fields {
+            assert!(
+                check(&payload[*field], *kind),
+                "{file}: `{field}` must be {kind:?}, is {}",
+                payload[*field]
+            );
+        }
+    }
+    let text = fs::read_to_string(golden.join("needs_enrichment.python.json")).expect("golden");
+    let payload: Value = serde_json::from_str(&text).expect("JSON");
+    let batch = payload["batch"].as_array().expect("batch is a list");
+    assert!(!batch.is_empty());
+    for item in batch {
+        for (field, kind) in [
+            ("id", Str),
+            ("type", Str),
+            ("file", Str),
+            ("line_start", Int),
+            ("line_end", Int),
+            ("current_intent", NullOrStr),
+        ] {
+            assert!(
+                item.get(field).is_some() && check(&item[field], kind),
+                "batch item `{field}` must be {kind:?}: {item}"
+            );
+        }
+    }
 }

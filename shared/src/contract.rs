@@ -56,7 +56,11 @@ pub struct DirectoryCount {
 pub struct NeedsLayers {
     pub reason: String,
     pub extracted_symbols_count: u64,
-    pub top_directories: Vec<DirectoryCount>,
+    /// The directories' paths, most symbols first: a list of strings, as the seed spec has it.
+    pub top_directories: Vec<String>,
+    /// The same directories with their counts (an extra field beside the spec's).
+    #[serde(default)]
+    pub directories: Vec<DirectoryCount>,
     pub next_action: String,
     /// The overview to read before designing layers (`.tldrgraph/symbols.md`).
     pub symbols_overview: String,

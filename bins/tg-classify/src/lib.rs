@@ -157,7 +157,8 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
                 "{STORE_DIR}/{CONFIG_FILE} does not exist: the layers of this repository are not designed yet"
             ),
             extracted_symbols_count: symbols,
-            top_directories: directories.clone(),
+            top_directories: directories.iter().map(|d| d.path.clone()).collect(),
+            directories: directories.clone(),
             next_action: contract::NEEDS_LAYERS_ACTION.to_string(),
             symbols_overview: format!("{STORE_DIR}/{SYMBOLS_FILE}"),
             config_path: format!("{STORE_DIR}/{CONFIG_FILE}"),

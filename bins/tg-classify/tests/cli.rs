@@ -145,8 +145,10 @@ fn without_a_config_everything_is_unclassified_and_layers_are_needed() {
     assert_eq!(status["type"], "status");
     assert_eq!(status["status"], "needs_layers");
     assert_eq!(status["extracted_symbols_count"], 2);
+    // The seed spec's list of path strings; the counts beside it.
+    assert_eq!(status["top_directories"], serde_json::json!(["app", "lib"]));
     assert_eq!(
-        status["top_directories"],
+        status["directories"],
         serde_json::json!([
             {"path": "app", "symbols": 1, "files": 1, "recursive": true},
             {"path": "lib", "symbols": 1, "files": 1, "recursive": true}

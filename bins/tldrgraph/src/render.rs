@@ -23,7 +23,7 @@ pub fn human(payload: &Value) -> String {
                 "  {} symbols extracted. Largest directories:",
                 count(payload, "extracted_symbols_count")
             );
-            for dir in payload["top_directories"]
+            for dir in payload["directories"]
                 .as_array()
                 .into_iter()
                 .flatten()
