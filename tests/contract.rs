@@ -634,7 +634,9 @@ fn golden_payloads_keep_the_seed_specs_field_types() {
         }
     }
     use Json::*;
-    let states: [(&str, &str, &[(&str, Json)]); 4] = [
+    /// (golden file, status, the spec's fields with their types)
+    type State<'a> = (&'a str, &'a str, &'a [(&'a str, Json)]);
+    let states: [State; 4] = [
         (
             "needs_layers.python.json",
             "needs_layers",
