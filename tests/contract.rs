@@ -474,8 +474,16 @@ fn approval_survives_reruns_asks_only_about_new_candidates_and_can_be_revoked() 
         )
         .expect("write");
     }
+    // The approve command repeats the flags that shape the question.
+    let (limited, _) = init_json(dir, &["--limit", "1", "--batch", "7"]);
+    assert_eq!(limited["status"], "needs_confirmation", "{limited}");
+    assert_eq!(
+        limited["approve_command"],
+        "tldrgraph init --json --yes --batch 7 --limit 1"
+    );
     let (again, _) = init_json(dir, &[]);
     assert_eq!(again["status"], "needs_confirmation", "{again}");
+    assert_eq!(again["approve_command"], "tldrgraph init --json --yes");
     let planned = again["planned_this_run"].as_u64().expect("planned");
     assert!(
         planned >= 1 && planned < again["candidates_count"].as_u64().expect("count"),

@@ -18,5 +18,6 @@ pub mod record;
 pub mod search;
 pub mod stage;
 pub mod store;
+pub mod suggest;
 pub mod walk;
 pub mod yaml;

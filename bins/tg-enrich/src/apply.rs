@@ -162,7 +162,13 @@ pub fn validate(
         }
         let hash = nodes.get(id);
         if hash.is_none() {
-            problem("unknown id: no such symbol in the last build".into());
+            let hint = match nearest_id(id, nodes) {
+                Some(near) => format!("; did you mean `{}`?", near.escape_debug()),
+                None => String::new(),
+            };
+            problem(format!(
+                "unknown id: no such symbol in the last build{hint}"
+            ));
         }
         let intent = map.get("intent").and_then(Value::as_str).unwrap_or("");
         let paragraphs = intent
@@ -345,6 +351,29 @@ pub fn run(store: &Store, file: &Path, quiet: bool) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The known id nearest to a mistyped one: among the ids of the same file (`path::`), else
+/// among those ending in the same name, so that edit distances are computed for a few ids,
+/// not for every symbol of a large graph.
+fn nearest_id(id: &str, nodes: &HashMap<String, String>) -> Option<String> {
+    let file = id.split("::").next().unwrap_or(id);
+    let same_file: Vec<&str> = nodes
+        .keys()
+        .map(String::as_str)
+        .filter(|known| known.split("::").next() == Some(file))
+        .collect();
+    let mut candidates = same_file;
+    if candidates.is_empty() {
+        let name = id.rsplit(['.', ':']).next().unwrap_or(id);
+        candidates = nodes
+            .keys()
+            .map(String::as_str)
+            .filter(|known| known.rsplit(['.', ':']).next() == Some(name))
+            .collect();
+    }
+    candidates.sort_unstable();
+    tg_shared::suggest::nearest(id, &candidates)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -397,6 +426,28 @@ mod tests {
             err.message.starts_with("ans.ndjson: line 2:"),
             "{}",
             err.message
+        );
+    }
+
+    #[test]
+    fn an_unknown_id_suggests_the_nearest_known_one() {
+        let text = r#"[{"id":"a.py::ff","intent":"F."},{"id":"b.py::g","intent":"G."}]"#;
+        let entries = parse_entries(text, "t", false).unwrap();
+        let all = validate(&entries, &nodes(), &layers())
+            .unwrap_err()
+            .join("\n");
+        // A typo within the file, and the right name in the wrong file.
+        assert!(
+            all.contains(
+                "`a.py::ff`: unknown id: no such symbol in the last build; did you mean `a.py::f`?"
+            ),
+            "{all}"
+        );
+        assert!(
+            all.contains(
+                "`b.py::g`: unknown id: no such symbol in the last build; did you mean `a.py::g`?"
+            ),
+            "{all}"
         );
     }
 

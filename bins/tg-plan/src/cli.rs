@@ -14,6 +14,9 @@ use std::path::PathBuf;
 ///
 /// Exit codes: 0 done, 2 bad arguments, 65 a malformed or truncated stream or a bad config,
 /// 66 an input that does not exist, 73 an artifact cannot be written, 74 other I/O.
+/// The default `--batch`: symbols per enrichment round.
+pub const DEFAULT_BATCH: u64 = 200;
+
 #[derive(Debug, Parser)]
 #[command(name = "tg-plan", version)]
 pub struct Cli {
@@ -31,7 +34,7 @@ pub struct Cli {
     pub output: Option<PathBuf>,
 
     /// Symbols per enrichment batch (an agent round).
-    #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BATCH, value_parser = clap::value_parser!(u64).range(1..))]
     pub batch: u64,
 
     /// Enrich at most N symbols this run (0: none, so nothing to confirm).

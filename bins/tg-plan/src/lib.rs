@@ -10,7 +10,7 @@ pub mod cli;
 pub mod metrics;
 pub mod select;
 
-use cli::{Cli, Enrich};
+use cli::{Cli, Enrich, DEFAULT_BATCH};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -22,6 +22,19 @@ use tg_shared::layers::{self, PlanSettings};
 use tg_shared::record::{Candidate, Diagnostic, EdgeKind, Level, Record, Resolution, Summary};
 use tg_shared::stage::{Failure, Input, Output, StreamCheck};
 use tg_shared::store::{self, Store, STORE_DIR};
+
+/// The command that approves what this question is about: the flags that shape it
+/// (`--batch`, `--limit`) repeated, so that running it as given approves no more than asked.
+fn approve_command(cli: &Cli) -> String {
+    let mut command = String::from("tldrgraph init --json --yes");
+    if cli.batch != DEFAULT_BATCH {
+        command.push_str(&format!(" --batch {}", cli.batch));
+    }
+    if let Some(limit) = cli.limit {
+        command.push_str(&format!(" --limit {limit}"));
+    }
+    command
+}
 
 /// This stage's name, in its summary record.
 pub const STAGE: &str = "tg-plan";
@@ -260,7 +273,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             batch_size: cli.batch,
             agent_rounds: rounds,
             next_action: contract::confirmation_action(planned, rounds),
-            approve_command: "tldrgraph init --json --yes".into(),
+            approve_command: approve_command(&cli),
         };
         output.record(&Record::Status(contract::status(
             contract::NEEDS_CONFIRMATION,

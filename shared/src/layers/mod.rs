@@ -418,30 +418,7 @@ fn did_you_mean(word: &str, candidates: &[String]) -> String {
     }
 }
 
-/// The candidate closest to `word` by edit distance, if it is plausibly a typo of it.
-pub(crate) fn nearest(word: &str, candidates: &[String]) -> Option<String> {
-    candidates
-        .iter()
-        .map(|c| (edit_distance(word, c), c))
-        .filter(|(d, c)| *d <= (c.len().max(word.len()) / 2).max(1))
-        .min()
-        .map(|(_, c)| c.clone())
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
+pub(crate) use crate::suggest::nearest;
 
 /// A string or a list of strings.
 #[derive(Debug, Deserialize)]
