@@ -273,7 +273,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             batch_size: cli.batch,
             agent_rounds: rounds,
             next_action: contract::confirmation_action(planned, rounds),
-            approve_command: approve_command(&cli),
+            approve_command: approve_command(cli),
         };
         output.record(&Record::Status(contract::status(
             contract::NEEDS_CONFIRMATION,
