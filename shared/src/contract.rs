@@ -119,6 +119,12 @@ pub struct EnrichmentItem {
     /// Ids of the symbols calling it and called by it (at most ten each, sorted).
     pub callers: Vec<String>,
     pub callees: Vec<String>,
+    /// How many callers there are in all, when `callers` lists only the first ten.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callers_total: Option<u64>,
+    /// How many callees there are in all, when `callees` lists only the first ten.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callees_total: Option<u64>,
 }
 
 /// Approved candidates lack a current intent: the next batch to write.

@@ -271,7 +271,16 @@ fn batch_item(
         doc: symbol.doc.clone(),
         callers: first(callers),
         callees: first(callees),
+        callers_total: total_if_cut(callers.get(symbol.id.as_str())),
+        callees_total: total_if_cut(callees.get(symbol.id.as_str())),
     }
+}
+
+/// The size of a neighbour set when the batch lists only its first [`NEIGHBOURS`].
+fn total_if_cut(set: Option<&BTreeSet<&str>>) -> Option<u64> {
+    set.map(BTreeSet::len)
+        .filter(|&n| n > NEIGHBOURS)
+        .map(|n| n as u64)
 }
 
 /// Callers and callees of the symbols in `wanted`.
@@ -548,4 +557,35 @@ fn replay(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_neighbour_list_says_how_many_there_are() {
+        let symbol = SymbolInfo {
+            id: "a.py::hub".into(),
+            kind: NodeKind::Function,
+            name: "hub".into(),
+            file: "a.py".into(),
+            line_start: 1,
+            line_end: 2,
+            signature: None,
+            doc: None,
+            layer: None,
+            hash: "h".into(),
+        };
+        let names: Vec<String> = (0..12).map(|i| format!("a.py::caller{i:02}")).collect();
+        let mut callers = BTreeMap::new();
+        callers.insert("a.py::hub", names.iter().map(String::as_str).collect());
+        let mut callees = BTreeMap::new();
+        callees.insert("a.py::hub", ["a.py::leaf"].into_iter().collect());
+        let item = batch_item(&symbol, None, &callers, &callees);
+        assert_eq!(item.callers.len(), NEIGHBOURS);
+        assert_eq!(item.callers[0], "a.py::caller00");
+        assert_eq!(item.callers_total, Some(12));
+        assert_eq!((item.callees.len(), item.callees_total), (1, None));
+    }
 }
