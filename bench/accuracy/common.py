@@ -204,3 +204,13 @@ def check(name: str, value: float, minimum: float, failures: list[str]) -> None:
     """Record a threshold failure in `failures` (the caller turns a non-empty list into exit 1)."""
     if value < minimum:
         failures.append(f"{name} {value:.4f} < {minimum}")
+
+
+def corpus_jobs(ap, args: list[str], truth_only: bool) -> list[tuple[str, str | None]]:
+    """(corpus, stream) pairs from the CORPUS STREAM arguments; streams are None with
+    --truth-only, where only corpora are given."""
+    if truth_only:
+        return [(c, None) for c in args]
+    if len(args) % 2:
+        ap.error("give CORPUS STREAM pairs (or --truth-only with corpora)")
+    return list(zip(args[0::2], args[1::2]))

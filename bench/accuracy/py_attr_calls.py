@@ -83,7 +83,7 @@ import tokenize
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from common import (PyDef, Stream, check, collect_defs, examples, parse_python, ratio, read_stream,
+from common import (corpus_jobs, PyDef, Stream, check, collect_defs, examples, parse_python, ratio, read_stream,
                     say, stream_warnings, walk_corpus)
 from py_calls import last_name
 
@@ -590,12 +590,7 @@ def main() -> int:
     if jedi is None:
         say("jedi is not installed: run bash bench/accuracy/deps_python.sh")
         return 2
-    if a.truth_only:
-        jobs = [(c, None) for c in a.args]
-    elif len(a.args) % 2:
-        ap.error("give CORPUS STREAM pairs (or --truth-only with corpora)")
-    else:
-        jobs = list(zip(a.args[0::2], a.args[1::2]))
+    jobs = corpus_jobs(ap, a.args, a.truth_only)
 
     per_corpus = []
     tot = Counter()

@@ -74,7 +74,7 @@ import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from common import (PyDef, check, collect_defs, examples, parse_python, ratio, read_stream, say,
+from common import (corpus_jobs, PyDef, check, collect_defs, examples, parse_python, ratio, read_stream, say,
                     stream_warnings, walk_corpus)
 
 FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -933,12 +933,7 @@ def main() -> int:
                     help="arguments are corpora only; print ground-truth counts")
     ap.add_argument("--examples", type=int, default=15, help="examples printed per list")
     a = ap.parse_args()
-    if a.truth_only:
-        jobs = [(c, None) for c in a.args]
-    elif len(a.args) % 2:
-        ap.error("give CORPUS STREAM pairs (or --truth-only with corpora)")
-    else:
-        jobs = list(zip(a.args[0::2], a.args[1::2]))
+    jobs = corpus_jobs(ap, a.args, a.truth_only)
 
     all_sites: list[Site] = []
     all_calls: list[dict] = []

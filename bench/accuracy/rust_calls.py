@@ -57,7 +57,7 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from common import check, examples, ratio, read_stream, say, stream_warnings, walk_corpus
+from common import corpus_jobs, check, examples, ratio, read_stream, say, stream_warnings, walk_corpus
 
 # SymbolInformation.Kind values that are callable functions (scip.proto).
 FUNC_KINDS = {9, 17, 26, 66, 70, 80}   # Constructor, Function, Method, AbstractMethod, TraitMethod,
@@ -695,12 +695,7 @@ def main() -> int:
     ap.add_argument("--cargo", default="cargo")
     ap.add_argument("--examples", type=int, default=10, help="examples printed per list")
     a = ap.parse_args()
-    if a.truth_only:
-        jobs = [(c, None) for c in a.args]
-    elif len(a.args) % 2:
-        ap.error("give CORPUS STREAM pairs (or --truth-only with corpora)")
-    else:
-        jobs = list(zip(a.args[0::2], a.args[1::2]))
+    jobs = corpus_jobs(ap, a.args, a.truth_only)
 
     per_corpus = []
     tot = Counter()

@@ -1046,16 +1046,10 @@ impl<'a> Resolver<'a> {
     /// The type of attribute `attr` of an instance of `class`: its declared or assigned type
     /// (in the class or its bases), a nested class, or what a property-like method returns.
     fn attribute_types(&self, class: Sym, attr: &str, depth: usize) -> Vec<Sym> {
-        let mut seen = HashSet::default();
-        let mut pending = vec![class];
-        while let Some(c) = pending.pop() {
-            if !seen.insert(c) || seen.len() > MAX_HOPS {
-                continue;
-            }
-            if let Some(facts) = self.attr_types.get(&(c.0, c.1, attr)) {
-                return self.facts_types(c.0, facts, depth);
-            }
-            pending.extend(self.bases_of(c));
+        let facts = self.attribute_facts(class, attr);
+        if let Some(&(file, _)) = facts.first() {
+            let indices: Vec<u32> = facts.iter().map(|&(_, i)| i).collect();
+            return self.facts_types(file, &indices, depth);
         }
         let members = self.class_member(class, attr, &mut HashSet::default(), 0);
         members

@@ -551,6 +551,11 @@ impl<'s> Walker<'s> {
                 }
             }
         }
+        self.attribute_types(fields, owner, scope);
+    }
+
+    /// Each `(name, type)` as a declared attribute of the struct, union or enum `owner`.
+    fn attribute_types(&mut self, fields: Vec<(String, Node)>, owner: u32, scope: u32) {
         for (name, ty) in fields {
             if let Some(value) = type_value(ty, self.source) {
                 self.facts.types.push(TypeFact {
@@ -599,18 +604,7 @@ impl<'s> Walker<'s> {
                 }
             }
         }
-        for (name, ty) in fields {
-            if let Some(value) = type_value(ty, source) {
-                self.facts.types.push(TypeFact {
-                    scope: owner,
-                    slot: TypeSlot::Attribute,
-                    name,
-                    eval_scope: scope,
-                    value,
-                    declared: true,
-                });
-            }
-        }
+        self.attribute_types(fields, owner, scope);
     }
 
     /// `match value { Variant(x) => .. }`: `x` holds the variant's data (`Variant::0` of the
