@@ -361,6 +361,9 @@ fn rust_typed_fixture_relations() {
         "calls src/buf.rs::Source::bytes -> src/buf.rs::LineBuf::buffer (typed)",
         "calls src/buf.rs::all -> src/buf.rs::LineBuf::buffer (typed)",
         "calls src/buf.rs::all -> src/buf.rs::Wrap::get (typed)",
+        // Generic bounds (`<S: Sink>`, `where W: Sink`), `&dyn Sink`, `impl Sink`: the
+        // trait's method.
+        "calls src/buf.rs::feed -> src/buf.rs::Sink::put (typed)",
         "calls src/walk.rs::start -> src/walk.rs::Walker::new (local)",
         "calls src/walk.rs::start -> src/walk.rs::Walker::deep (typed)",
         "calls src/walk.rs::start -> src/buf.rs::LineBuf::new (import)",
@@ -374,4 +377,14 @@ fn rust_typed_fixture_relations() {
         // `filter()` calls its parameter, never the #[cfg(test)] `tests::filter`.
     ]);
     assert_eq!(relation_set(&records), expected);
+    // All four forms, each its own call site.
+    let feed = records.iter().find_map(|r| match r {
+        tg_shared::record::Record::Edge(e)
+            if e.src == "src/buf.rs::feed" && e.dst == "src/buf.rs::Sink::put" =>
+        {
+            Some(e.count)
+        }
+        _ => None,
+    });
+    assert_eq!(feed, Some(4));
 }

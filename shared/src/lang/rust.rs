@@ -327,7 +327,8 @@ impl<'s> Walker<'s> {
                 NodeKind::Enum => self.variant_types(body, index, task.scope),
                 NodeKind::Function | NodeKind::Method => {
                     if let Some(parameters) = node.child_by_field_name("parameters") {
-                        self.parameter_types(parameters, index);
+                        let bounds = generic_bounds(node, source);
+                        self.parameter_types(parameters, index, &bounds);
                     }
                 }
                 _ => {}
@@ -665,7 +666,8 @@ impl<'s> Walker<'s> {
     }
 
     /// `x: &T` parameters and `self`.
-    fn parameter_types(&mut self, parameters: Node, function: u32) {
+    /// `bounds` names the trait of each generic parameter (`T: Trait` types `x: &T` as Trait).
+    fn parameter_types(&mut self, parameters: Node, function: u32, bounds: &[(String, String)]) {
         let source = self.source;
         let mut cursor = parameters.walk();
         for param in parameters.named_children(&mut cursor) {
@@ -678,7 +680,19 @@ impl<'s> Walker<'s> {
                     };
                     let value = param
                         .child_by_field_name("type")
-                        .and_then(|t| type_value(t, source));
+                        .and_then(|t| type_value(t, source))
+                        .map(|value| match value {
+                            Value::Type(path) => match (path.as_slice(), bounds) {
+                                ([generic], bounds) => bounds
+                                    .iter()
+                                    .find(|(name, _)| name == generic)
+                                    .map_or(Value::Type(path.clone()), |(_, bound)| {
+                                        Value::Type(vec![bound.clone()])
+                                    }),
+                                _ => Value::Type(path),
+                            },
+                            other => other,
+                        });
                     (text(pattern, source).to_string(), value)
                 }
                 _ => continue,
@@ -1012,6 +1026,8 @@ fn type_value(node: Node, source: &str) -> Option<Value> {
                 let element = type_value(node.child_by_field_name("element")?, source)?;
                 return Some(Value::Elements(Box::new(element)));
             }
+            // `impl Trait`, `dyn Trait`: a call reaches the trait's method.
+            "abstract_type" | "dynamic_type" => node = node.child_by_field_name("trait")?,
             "type_identifier" if text(node, source) == "Self" => return Some(Value::SelfType),
             "type_identifier" | "scoped_type_identifier" => {
                 return Some(Value::Type(path_segments(node, source)?))
@@ -1036,6 +1052,40 @@ fn type_base_name(node: Node, source: &str) -> Option<String> {
         // `impl Index for [u8]`, `for (A, B)`: the type as written, so its methods stay methods.
         _ => Some(text(node, source).split_whitespace().collect::<String>()),
     }
+}
+
+/// The first trait bound of each generic parameter of a function, from `<T: Trait>` and
+/// `where T: Trait`: a call on a `T` resolves to the trait's method.
+fn generic_bounds(function: Node, source: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut constrained = Vec::new();
+    if let Some(list) = function.child_by_field_name("type_parameters") {
+        let mut cursor = list.walk();
+        constrained.extend(list.named_children(&mut cursor));
+    }
+    let mut cursor = function.walk();
+    for child in function.named_children(&mut cursor) {
+        if child.kind() == "where_clause" {
+            let mut inner = child.walk();
+            constrained.extend(child.named_children(&mut inner));
+        }
+    }
+    for item in constrained {
+        // `T: Trait` in `<...>` (`name`, or `left` in older grammars) and in `where` (`left`).
+        let name = item
+            .child_by_field_name("left")
+            .or_else(|| item.child_by_field_name("name"));
+        let bound = item
+            .child_by_field_name("bounds")
+            .and_then(|b| b.named_child(0))
+            .and_then(|b| path_segments(b, source));
+        if let (Some(name), Some(bound)) = (name, bound) {
+            if let Some(last) = bound.last() {
+                out.push((text(name, source).to_string(), last.clone()));
+            }
+        }
+    }
+    out
 }
 
 /// The variable a `let` pattern binds: `x`, `mut x`, `ref x`, `Some(x)`, `Ok(x)`.
