@@ -49,7 +49,7 @@ fn the_agent_loop_runs_in_batches_and_an_edit_requeues_only_its_symbol() {
     let dir = repo.path();
     let (asked, _) = init_json(dir, &[]);
     assert_eq!(asked["status"], "needs_confirmation");
-    assert_eq!(asked["candidates_count"], 4);
+    assert_eq!(asked["candidates_count"], 5);
 
     let (first, code) = init_json(dir, &["--yes", "--batch", "3"]);
     assert_eq!(
@@ -66,7 +66,7 @@ fn the_agent_loop_runs_in_batches_and_an_edit_requeues_only_its_symbol() {
     );
     assert_eq!(
         (&first["pending"], &first["remaining_after_batch"]),
-        (&Value::from(4), &Value::from(1))
+        (&Value::from(5), &Value::from(2))
     );
     let get = &first["batch"][0];
     assert_eq!(get["type"], "function");
@@ -89,7 +89,10 @@ fn the_agent_loop_runs_in_batches_and_an_edit_requeues_only_its_symbol() {
     let (done, rounds) = answer_batches(dir, first);
     assert_eq!(done["status"], "done", "{done}");
     assert_eq!(rounds.len(), 2);
-    assert_eq!(rounds[1], ["pkg/api.py::Session.send"]);
+    assert_eq!(
+        rounds[1],
+        ["pkg/api.py::Session.send", "pkg/web.py::App.route"]
+    );
     assert!(!dir.join(".tldrgraph/enrichment_request.json").exists());
     let stored = intents(dir);
     let stored_ids: Vec<&str> = stored
@@ -102,7 +105,8 @@ fn the_agent_loop_runs_in_batches_and_an_edit_requeues_only_its_symbol() {
             "pkg/api.py::Session.send",
             "pkg/api.py::get",
             "pkg/api.py::request",
-            "pkg/models.py::Model"
+            "pkg/models.py::Model",
+            "pkg/web.py::App.route"
         ],
         "one line per symbol, sorted by id"
     );
@@ -265,7 +269,7 @@ fn a_bad_answer_is_rejected_whole_and_good_ones_apply_in_every_shape() {
     // A dropped response file is applied by the next init and renamed.
     fs::write(
         dir.join(".tldrgraph/enrichment_response.json"),
-        r#"{"intents":[{"id":"pkg/api.py::request","intent":"Sends."}]}"#,
+        r#"{"intents":[{"id":"pkg/api.py::request","intent":"Sends."},{"id":"pkg/web.py::App.route","intent":"Registers a handler."}]}"#,
     )
     .expect("write");
     let (done, _) = init_json(dir, &[]);
@@ -391,7 +395,7 @@ fn an_llm_endpoint_writes_the_intents_through_429s_and_500s_and_never_leaks_the_
     assert_eq!((done["status"].as_str(), code), (Some("done"), 0), "{done}");
 
     let received = server.received();
-    assert_eq!(received.len(), 6, "4 symbols, one 429 and one 500 retried");
+    assert_eq!(received.len(), 7, "5 symbols, one 429 and one 500 retried");
     for request in &received {
         assert_eq!(
             (request.method.as_str(), request.path.as_str()),
@@ -435,7 +439,7 @@ fn an_llm_endpoint_writes_the_intents_through_429s_and_500s_and_never_leaks_the_
     );
 
     let stored = intents(dir);
-    assert_eq!(stored.len(), 4);
+    assert_eq!(stored.len(), 5);
     for entry in &stored {
         assert_eq!(entry["source"], "llm");
         assert_eq!(entry["model"], "test-model");
@@ -458,7 +462,7 @@ fn an_llm_endpoint_writes_the_intents_through_429s_and_500s_and_never_leaks_the_
     provider_env(&mut again, &server);
     let rerun = again.output().expect("run");
     assert_eq!(json_payload(&rerun).0["status"], "done");
-    assert_eq!(server.received().len(), 6);
+    assert_eq!(server.received().len(), 7);
 
     // The key is in no artifact and in no output.
     assert_eq!(files_containing(dir, KEY), Vec::<String>::new());
@@ -509,7 +513,7 @@ fn failures_timeouts_and_the_spend_cap_leave_symbols_for_the_next_run() {
     // A server echoing the key: the message says it was there, never what it is.
     assert!(stderr.contains("HTTP 401: bad key [redacted]"), "{stderr}");
     assert!(!stderr.contains(KEY), "{stderr}");
-    assert_eq!(intents(dir).len(), 1, "the answer that came is kept");
+    assert_eq!(intents(dir).len(), 2, "the answers that came are kept");
 
     // The next run asks for the three that failed, and no more; a spend cap of 1 stops after one.
     let before = server.received().len();
@@ -522,7 +526,7 @@ fn failures_timeouts_and_the_spend_cap_leave_symbols_for_the_next_run() {
     let out = piped(dir, &server, "");
     assert_eq!(json_payload(&out).0["status"], "done");
     assert_eq!(server.received().len(), before + 3);
-    assert_eq!(intents(dir).len(), 4);
+    assert_eq!(intents(dir).len(), 5);
     assert_eq!(files_containing(dir, KEY), Vec::<String>::new());
 }
 
@@ -562,5 +566,5 @@ fn init_sh_applies_a_dropped_answer_too() {
     assert!(dir
         .join(".tldrgraph/enrichment_response.applied.json")
         .exists());
-    assert_eq!(intents(dir).len(), 4);
+    assert_eq!(intents(dir).len(), 5);
 }

@@ -289,12 +289,45 @@ fn trace_finds_the_confident_path_or_says_there_is_none() {
     );
     let unknown = tldrgraph(dir, &["trace", "no_such_thing", "get"]);
     assert_eq!(unknown.status.code(), Some(64));
-    let ambiguous = tldrgraph(dir, &["trace", "load", "get"]);
+    // A typo gets the nearest names, on stderr and, with --json, on stdout.
+    let typo = tldrgraph(dir, &["trace", "Session.sendd", "get", "--json"]);
+    assert_eq!(typo.status.code(), Some(64));
+    let (said, _) = json_payload(&typo);
+    assert_eq!(said["error"], "unknown_symbol", "{said}");
+    assert_eq!(
+        said["candidates"],
+        serde_json::json!(["pkg/api.py::Session.send"])
+    );
+    // The forms an agent types: a function named exactly so wins over a method that only
+    // ends with the name; `Type::method` is `Type.method`; an id's tail is the id.
+    for (from, to) in [
+        ("load", "get"),
+        ("Session::load", "pkg/api.py::Session.send"),
+        ("api.py::Session.load", "Session.send"),
+        ("pkg.api.load", "api.get"),
+    ] {
+        let found = tldrgraph(dir, &["trace", from, to, "--json"]);
+        assert_eq!(
+            found.status.code(),
+            Some(0),
+            "{from} -> {to}: {}",
+            String::from_utf8_lossy(&found.stderr)
+        );
+    }
+    // Two product functions with the same whole name are ambiguous: the candidates are listed.
+    fs::write(dir.join("pkg/other.py"), "def load():\n    return 1\n").expect("write");
+    init_json(dir, &["--enrich", "off"]);
+    let ambiguous = tldrgraph(dir, &["trace", "load", "get", "--json"]);
     assert_eq!(ambiguous.status.code(), Some(64));
     let said = String::from_utf8_lossy(&ambiguous.stderr);
     assert!(
-        said.contains("`load` is ambiguous") && said.contains("pkg/api.py::Session.load"),
+        said.contains("`load` is ambiguous") && said.contains("pkg/other.py::load"),
         "{said}"
+    );
+    let (listed, _) = json_payload(&ambiguous);
+    assert_eq!(
+        listed["candidates"],
+        serde_json::json!(["pkg/api.py::load", "pkg/other.py::load"])
     );
 }
 

@@ -7,6 +7,7 @@ pub mod codec;
 pub mod contract;
 pub mod embed;
 pub mod exit;
+pub mod freshness;
 pub mod hash;
 pub mod http;
 pub mod intents;

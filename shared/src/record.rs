@@ -144,6 +144,47 @@ impl NodeKind {
     }
 }
 
+/// What a symbol is for: only `product` code is the architecture an agent works on; the rest
+/// exercises it (`test`), shows it (`example`), is made by a tool (`generated`) or builds and
+/// maintains it (`tooling`). Decided by one rule per language ([`crate::lang::Language::role`]),
+/// overridable by a layer's `role:` in layers.config.yaml.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    #[default]
+    Product,
+    Test,
+    Example,
+    Generated,
+    Tooling,
+}
+
+impl Role {
+    pub const ALL: [Role; 5] = [
+        Role::Product,
+        Role::Test,
+        Role::Example,
+        Role::Generated,
+        Role::Tooling,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Product => "product",
+            Role::Test => "test",
+            Role::Example => "example",
+            Role::Generated => "generated",
+            Role::Tooling => "tooling",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.as_str() == name)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Node {
     pub id: String,
@@ -160,6 +201,13 @@ pub struct Node {
     pub doc: Option<String>,
     /// blake3 of the symbol's own source text: an edit elsewhere in the file keeps it.
     pub hash: String,
+    /// Read as `product` when absent (a stream from before roles).
+    #[serde(default)]
+    pub role: Role,
+    /// A method of a trait implementation (Rust `impl Display for T`): the trait's name. Code
+    /// outside the graph (the trait's users) calls it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implements: Option<String>,
     /// Set by tg-classify.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layer: Option<String>,
@@ -367,6 +415,8 @@ mod tests {
             signature: Some("def f()".into()),
             doc: None,
             hash: "00".into(),
+            role: Role::Product,
+            implements: None,
             layer: None,
             intent: None,
             intent_hash: None,
@@ -375,7 +425,7 @@ mod tests {
         let line = serde_json::to_string(&Record::Node(node.clone())).unwrap();
         assert_eq!(
             line,
-            r#"{"type":"node","id":"a.py::f","kind":"function","name":"f","file":"a.py","line_start":1,"line_end":2,"parent":"a.py","signature":"def f()","hash":"00"}"#
+            r#"{"type":"node","id":"a.py::f","kind":"function","name":"f","file":"a.py","line_start":1,"line_end":2,"parent":"a.py","signature":"def f()","hash":"00","role":"product"}"#
         );
         let back: Record = serde_json::from_str(&line).unwrap();
         assert_eq!(back, Record::Node(node));

@@ -5,14 +5,14 @@
 //! read in one go. A rerun embeds only texts whose hash is new.
 
 use crate::codec;
-use crate::record::{EdgeKind, NodeKind};
+use crate::record::{EdgeKind, NodeKind, Role};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 pub const INDEX_FILE: &str = "search.bin";
 pub const VECTORS_FILE: &str = "vectors.f32";
 /// Bumped when the layout or the embedded text changes: an older index is rebuilt whole.
-pub const INDEX_VERSION: u32 = 3;
+pub const INDEX_VERSION: u32 = 4;
 /// `vector` of a symbol with no embedding.
 pub const NO_VECTOR: u32 = u32::MAX;
 
@@ -33,6 +33,9 @@ pub struct IndexSymbol {
     pub line_end: u32,
     /// Index into [`SearchIndex::layers`].
     pub layer: Option<u32>,
+    pub role: Role,
+    /// The trait a method implements (Rust `impl Trait for T`).
+    pub implements: Option<String>,
     pub signature: Option<String>,
     pub intent: Option<String>,
     /// `agent`, `llm` or `doc`.

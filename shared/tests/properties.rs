@@ -15,7 +15,7 @@ use tg_shared::layers::{self, LayerConfig, NodeView};
 use tg_shared::ndjson::{parse_line, RecordReader, RecordWriter};
 use tg_shared::record::{
     Candidate, CandidateMetrics, Diagnostic, Edge, EdgeKind, FileRecord, Header, LayerRecord,
-    Level, Node, NodeKind, Record, Resolution, Status, Summary,
+    Level, Node, NodeKind, Record, Resolution, Role, Status, Summary,
 };
 
 fn config(default_cases: u32) -> ProptestConfig {
@@ -130,12 +130,14 @@ fn node() -> impl Strategy<Value = Node> {
             option::of(text()),
             option::of(text()),
         ),
+        (prop::sample::select(Role::ALL.to_vec()), option::of(text())),
     )
         .prop_map(
             |(
                 (id, kind, name, file, line_start, line_end),
                 (parent, signature, doc, hash),
                 (layer, intent, intent_hash, intent_source),
+                (role, implements),
             )| Node {
                 id,
                 kind,
@@ -147,6 +149,8 @@ fn node() -> impl Strategy<Value = Node> {
                 signature,
                 doc,
                 hash,
+                role,
+                implements,
                 layer,
                 intent,
                 intent_hash,

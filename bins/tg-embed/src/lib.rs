@@ -93,6 +93,8 @@ fn collect(input: &mut Input, output: &mut Output) -> Result<Option<Collected>, 
                     line_end: node.line_end,
                     // Resolved to an index once the layer records are in.
                     layer: None,
+                    role: node.role,
+                    implements: node.implements,
                     signature: node.signature,
                     intent: node.intent,
                     intent_source: node.intent_source,

@@ -23,7 +23,8 @@ pub struct Cli {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Skip paths matching GLOB (repo-relative, gitignore-style `*`, `**`); repeatable.
+    /// Skip paths matching GLOB (repo-relative, gitignore-style `*`, `**`); repeatable. Added to
+    /// the `exclude:` list of .tldrgraph/layers.config.yaml.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
 

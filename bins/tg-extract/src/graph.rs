@@ -148,7 +148,7 @@ impl Graph<'_> {
         let (unit, ids) = (&self.units[f], &self.ids[f]);
         let mut out = RecordWriter::new(Vec::with_capacity(256 * ids.len()));
         out.write(&Record::File(self.files[f].clone()))?;
-        for (sym, id) in unit.facts.symbols.iter().zip(ids) {
+        for (i, (sym, id)) in unit.facts.symbols.iter().zip(ids).enumerate() {
             out.write(&Record::Node(Node {
                 id: id.clone(),
                 kind: sym.kind,
@@ -160,6 +160,8 @@ impl Graph<'_> {
                 signature: sym.signature.clone(),
                 doc: sym.doc.clone(),
                 hash: sym.hash.clone(),
+                role: unit.facts.role(unit.lang, unit.path, i),
+                implements: sym.implements.clone(),
                 layer: None,
                 intent: None,
                 intent_hash: None,

@@ -101,8 +101,6 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     if starts.is_empty() {
         starts.push(root.clone());
     }
-    let excludes =
-        walk::compile_excludes(&cli.exclude).map_err(|e| Failure::new(exit::USAGE, e))?;
     if let Some(threads) = cli.threads {
         // Ignored if a pool already exists (only in tests that call run twice).
         let _ = rayon::ThreadPoolBuilder::new()
@@ -111,6 +109,10 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     }
 
     let store = Store::open_checked(&root).map_err(|e| Failure::new(exit::NO_PERM, e))?;
+    // The config's `exclude:` globs, then the command line's.
+    let mut exclude = tg_shared::layers::repo_excludes(&store);
+    exclude.extend(cli.exclude.iter().cloned());
+    let excludes = walk::compile_excludes(&exclude).map_err(|e| Failure::new(exit::USAGE, e))?;
     let mut lock = None;
     let mut cache = ExtractCache::empty();
     if !cli.no_cache {

@@ -66,6 +66,10 @@ pub struct Cli {
     pub coverage: Option<f64>,
 
     /// Override `plan.max_share` of the config (0 < share <= 1).
+    /// Never select more than N symbols (default 1000, or `plan.max_symbols` in the config).
+    #[arg(long, value_name = "N")]
+    pub max_symbols: Option<u32>,
+
     #[arg(long, value_name = "SHARE")]
     pub max_share: Option<f64>,
 

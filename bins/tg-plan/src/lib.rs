@@ -45,6 +45,11 @@ pub const BAD_APPROVAL: &str = "bad_approval";
 #[derive(Debug, Serialize)]
 pub struct PlanFile<'a> {
     pub eligible: u64,
+    pub budget: u64,
+    pub skipped_trivial: u64,
+    pub skipped_not_product: u64,
+    pub product_edges: u64,
+    pub covered_edges: u64,
     pub cross_layer_calls: u64,
     pub coverable_calls: u64,
     pub covered_calls: u64,
@@ -59,6 +64,9 @@ fn settings(cli: &Cli, cwd: &std::path::Path, store: &Store) -> Result<PlanSetti
         .unwrap_or_default();
     if let Some(n) = cli.min_lines {
         settings.min_lines = n;
+    }
+    if let Some(n) = cli.max_symbols {
+        settings.max_symbols = n;
     }
     settings.include_tests |= cli.include_tests;
     settings.include_default_layer |= cli.include_default_layer;
@@ -111,6 +119,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
                             .saturating_sub(node.line_start)
                             .saturating_add(1),
                         layer: node.layer.clone(),
+                        role: node.role,
                     });
                     current_intent.push(
                         (node.intent.is_some() && node.intent_hash.as_deref() == Some(&node.hash))
@@ -191,6 +200,11 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         .map_err(|e| Failure::cant_write(&store.lock_path(), &e))?;
     let plan_file = PlanFile {
         eligible: plan.eligible,
+        budget: plan.budget,
+        skipped_trivial: plan.skipped_trivial,
+        skipped_not_product: plan.skipped_not_product,
+        product_edges: plan.product_edges,
+        covered_edges: plan.covered_edges,
         cross_layer_calls: plan.cross_layer_calls,
         coverable_calls: plan.coverable_calls,
         covered_calls: plan.covered_calls,
@@ -283,6 +297,12 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     counts.insert("ranked".into(), true.into());
     counts.insert("candidates".into(), (plan.candidates.len() as u64).into());
     counts.insert("eligible".into(), plan.eligible.into());
+    counts.insert("budget".into(), plan.budget.into());
+    counts.insert("skipped_trivial".into(), plan.skipped_trivial.into());
+    counts.insert(
+        "skipped_not_product".into(),
+        plan.skipped_not_product.into(),
+    );
     counts.insert("cross_layer_calls".into(), plan.cross_layer_calls.into());
     counts.insert("coverable_calls".into(), plan.coverable_calls.into());
     counts.insert("covered_calls".into(), plan.covered_calls.into());

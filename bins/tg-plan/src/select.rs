@@ -1,18 +1,26 @@
-//! Which symbols are worth an intent, and why.
+//! Which symbols are worth an intent, and why: a budget an agent can finish, spent on the
+//! product code's core.
 //!
-//! Eligible: classes, functions, methods, structs, enums, unions and traits that are not in the
-//! default (catch-all) layer, not test code, not generated code and not trivial (fewer than
-//! `min_lines` lines and calling nothing); the `plan:` settings change these rules.
+//! Only product code counts. The metrics are computed on the dependency edges (calls,
+//! inherits) between product symbols: a function the tests call 500 times is not central for
+//! it. Eligible: product classes, functions, methods, structs, enums, unions and traits outside
+//! the default (catch-all) layer that are not trivial (fewer than `min_lines` lines calling
+//! nothing; an accessor: three lines or fewer calling nothing; a shim: a one-line body calling
+//! one thing; a constructor calling nothing). The `plan:` settings change these rules.
 //!
-//! Score, each part normalised by its largest value among eligible symbols:
-//! `0.4 × betweenness + 0.3 × PageRank + 0.2 × cross-layer degree + 0.1 × fan-in`.
+//! Score, each part normalised by its largest value among eligible symbols: `0.35 ×
+//! betweenness + 0.25 × PageRank + 0.15 × cross-layer degree + 0.1 × fan-in + 0.15 × size`
+//! (the logarithm of its lines: a long function holds more to understand than a short one).
 //!
-//! Selection, within at most `max_share` of the eligible symbols:
-//! 1. greedy coverage of cross-layer `calls` edges: repeatedly the eligible symbol that is an
-//!    endpoint of the most cross-layer call edges not yet covered (ties: higher score, then id),
-//!    until `coverage` of all of them has a selected endpoint, or none of those left has an
-//!    eligible endpoint;
-//! 2. hubs: eligible symbols in the top 1% by fan-in (at least 3) or by betweenness.
+//! Budget: a small repository's whole core, then growing with the square root of the eligible
+//! symbols (`max(min(E, 50), 5√E)`), never above `max_symbols` (1,000) nor `max_share` of them.
+//!
+//! Selection, within the budget, by marginal coverage:
+//! 1. greedily the eligible symbol that is an endpoint of the most product dependency edges no
+//!    pick covers yet (an edge between layers counts twice; ties: higher score, then id), until
+//!    `coverage` of their weight is covered or no pick covers more;
+//! 2. hubs: eligible symbols in the top 1% by fan-in (at least 3) or by betweenness;
+//! 3. the rest of the budget by score.
 //!
 //! Candidates are ranked by score (then id) and say why they were chosen.
 
@@ -21,7 +29,7 @@ use rustc_hash::FxHashSet;
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, BinaryHeap};
 use tg_shared::layers::PlanSettings;
-use tg_shared::record::{Candidate, CandidateMetrics, EdgeKind, NodeKind};
+use tg_shared::record::{Candidate, CandidateMetrics, EdgeKind, NodeKind, Role};
 
 /// What selection needs to know of a node.
 #[derive(Debug, Clone)]
@@ -31,6 +39,14 @@ pub struct PlanNode {
     pub file: String,
     pub lines: u32,
     pub layer: Option<String>,
+    pub role: Role,
+}
+
+impl PlanNode {
+    fn name(&self) -> &str {
+        let tail = self.id.rsplit(['.', ':']).next().unwrap_or(&self.id);
+        tail.split('#').next().unwrap_or(tail)
+    }
 }
 
 /// The dependency graph of the stream, with each node's layer.
@@ -47,9 +63,18 @@ pub struct PlanInput {
 pub struct Plan {
     pub candidates: Vec<Candidate>,
     pub eligible: u64,
+    /// The most candidates this repository's plan may hold.
+    pub budget: u64,
+    /// Symbols left out as trivial, and as not product code (tests, examples, tooling,
+    /// generated), among the rankable kinds.
+    pub skipped_trivial: u64,
+    pub skipped_not_product: u64,
+    /// Dependency edges between product symbols (calls, inherits), and those with a candidate
+    /// at an end.
+    pub product_edges: u64,
+    pub covered_edges: u64,
     pub cross_layer_calls: u64,
-    /// Cross-layer call edges with an eligible endpoint: the ones selection can cover (an edge
-    /// from test code into the catch-all layer has none).
+    /// Cross-layer call edges with an eligible endpoint: the ones selection can cover.
     pub coverable_calls: u64,
     pub covered_calls: u64,
     /// Share of all betweenness mass that sits on the candidates.
@@ -70,40 +95,29 @@ fn is_rankable(kind: NodeKind) -> bool {
     )
 }
 
-/// Test code by the conventions of the three languages: `tests/`, `test/`, `testing/`
-/// directories, `test_*.py`, `*_test.py`, `conftest.py`, `tests.rs`, `*_test.c`, and symbols
-/// inside a Rust `mod tests` or named `test_*`.
-pub fn is_test(node: &PlanNode) -> bool {
-    let path = node.file.as_str();
-    let file = path.rsplit('/').next().unwrap_or(path);
-    let in_test_dir = path
-        .split('/')
-        .rev()
-        .skip(1)
-        .any(|d| matches!(d, "tests" | "test" | "testing"));
-    let stem = file.split('.').next().unwrap_or(file);
-    let name = node.id.rsplit(['.', ':']).next().unwrap_or(&node.id);
-    in_test_dir
-        || stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || stem.ends_with("_tests")
-        || file == "conftest.py"
-        || file == "tests.rs"
-        || node.id.contains("::tests::")
-        || name.starts_with("test_")
+/// Whether a node's code counts as the product for this plan.
+fn counts(node: &PlanNode, settings: &PlanSettings) -> bool {
+    node.role == Role::Product || (settings.include_tests && node.role == Role::Test)
 }
 
-/// Generated code: protobuf outputs and files or directories named as generated.
-pub fn is_generated(node: &PlanNode) -> bool {
-    let path = node.file.as_str();
-    path.contains("_pb2.py")
-        || path.contains(".pb.")
-        || path.split('/').any(|part| {
-            part == "generated"
-                || part == "gen"
-                || part.contains("_generated")
-                || part.contains("autogen")
-        })
+/// Why a rankable product symbol is not worth an intent, if it is not.
+fn trivial(node: &PlanNode, calls_out: usize, settings: &PlanSettings) -> bool {
+    let callable = matches!(node.kind, NodeKind::Function | NodeKind::Method);
+    (node.lines < settings.min_lines && calls_out == 0)
+        || (callable && node.lines <= 3 && calls_out == 0)
+        || (callable && node.lines <= 2 && calls_out <= 1)
+        || (callable && calls_out == 0 && matches!(node.name(), "__init__" | "new" | "default"))
+}
+
+/// The most candidates a plan over `eligible` symbols may hold.
+pub fn budget(eligible: usize, settings: &PlanSettings) -> usize {
+    let grown = (5.0 * (eligible as f64).sqrt()).ceil() as usize;
+    let share = (settings.max_share * eligible as f64).floor() as usize;
+    grown
+        .max(eligible.min(50))
+        .min(share.max(1))
+        .min(eligible)
+        .min(settings.max_symbols as usize)
 }
 
 /// Share of `sorted` (ascending) strictly above `value`: 0.0 for the largest.
@@ -122,36 +136,31 @@ fn finite(x: f64) -> f64 {
     }
 }
 
-pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
+/// Each node's metrics on the product graph.
+struct Metrics {
+    graph: Graph,
+    betweenness: Vec<f64>,
+    pagerank: Vec<f64>,
+    how: Betweenness,
+    cross_degree: Vec<u32>,
+    calling_layers: Vec<u32>,
+}
+
+fn product_metrics(input: &PlanInput, settings: &PlanSettings) -> Metrics {
     let n = input.nodes.len();
+    let product = |i: u32| counts(&input.nodes[i as usize], settings);
     let mut graph = Graph::new(n);
     for &(src, dst, _) in &input.edges {
-        graph.add(src, dst);
+        if product(src) && product(dst) {
+            graph.add(src, dst);
+        }
     }
     graph.finish();
-    let pagerank = metrics::pagerank(&graph);
+    let pagerank = metrics::pagerank(&graph).into_iter().map(finite).collect();
     let (betweenness, how) = metrics::betweenness(&graph);
-    let betweenness: Vec<f64> = betweenness.into_iter().map(finite).collect();
-    let pagerank: Vec<f64> = pagerank.into_iter().map(finite).collect();
-
+    let betweenness = betweenness.into_iter().map(finite).collect();
     let layer = |i: usize| input.nodes[i].layer.as_deref();
-    let eligible: Vec<bool> = input
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, node)| {
-            is_rankable(node.kind)
-                && (settings.include_default_layer
-                    || input.default_layer.is_none()
-                    || layer(i) != input.default_layer.as_deref())
-                && (settings.include_tests || !is_test(node))
-                && !is_generated(node)
-                && !(node.lines < settings.min_lines && graph.out[i].is_empty())
-        })
-        .collect();
-    let eligible_ids: Vec<usize> = (0..n).filter(|&i| eligible[i]).collect();
-
-    let cross_degree: Vec<u32> = (0..n)
+    let cross_degree = (0..n)
         .map(|i| {
             let neighbours: BTreeSet<u32> = graph.out[i]
                 .iter()
@@ -162,7 +171,7 @@ pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
             neighbours.len() as u32
         })
         .collect();
-    let calling_layers: Vec<u32> = (0..n)
+    let calling_layers = (0..n)
         .map(|i| {
             let layers: BTreeSet<&str> = graph.into[i]
                 .iter()
@@ -172,6 +181,174 @@ pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
             layers.len() as u32
         })
         .collect();
+    Metrics {
+        graph,
+        betweenness,
+        pagerank,
+        how,
+        cross_degree,
+        calling_layers,
+    }
+}
+
+/// Per node: eligible; and the counts of rankable symbols skipped as trivial and as not product.
+fn eligibility(
+    input: &PlanInput,
+    settings: &PlanSettings,
+    calls_out: &[usize],
+) -> (Vec<bool>, u64, u64) {
+    let (mut skipped_trivial, mut skipped_not_product) = (0, 0);
+    let eligible = input
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| {
+            if !is_rankable(node.kind) {
+                return false;
+            }
+            if !counts(node, settings) {
+                skipped_not_product += 1;
+                return false;
+            }
+            let in_default = input.default_layer.is_some()
+                && node.layer.as_deref() == input.default_layer.as_deref();
+            if in_default && !settings.include_default_layer {
+                return false;
+            }
+            if trivial(node, calls_out[i], settings) {
+                skipped_trivial += 1;
+                return false;
+            }
+            true
+        })
+        .collect();
+    (eligible, skipped_trivial, skipped_not_product)
+}
+
+pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
+    let n = input.nodes.len();
+    let m = product_metrics(input, settings);
+    // Calls out of each node to anything (a shim calling a library counts as calling).
+    let mut calls_out = vec![0usize; n];
+    for &(src, _, kind) in &input.edges {
+        if kind == EdgeKind::Calls {
+            calls_out[src as usize] += 1;
+        }
+    }
+    let (eligible, skipped_trivial, skipped_not_product) = eligibility(input, settings, &calls_out);
+    let eligible_ids: Vec<usize> = (0..n).filter(|&i| eligible[i]).collect();
+    let score = scores(&m, &eligible_ids, input);
+    let layer = |i: usize| input.nodes[i].layer.as_deref();
+
+    // The product dependency edges selection covers: (src, dst, weight).
+    let mut edges: Vec<(u32, u32, bool)> = input
+        .edges
+        .iter()
+        .filter(|(s, d, k)| {
+            matches!(k, EdgeKind::Calls | EdgeKind::Inherits)
+                && s != d
+                && counts(&input.nodes[*s as usize], settings)
+                && counts(&input.nodes[*d as usize], settings)
+        })
+        .map(|&(s, d, k)| (s, d, k == EdgeKind::Calls))
+        .collect();
+    edges.sort_unstable();
+    edges.dedup_by_key(|e| (e.0, e.1));
+    let weight = |s: u32, d: u32| {
+        if layer(s as usize) != layer(d as usize) {
+            2
+        } else {
+            1
+        }
+    };
+    let budget = budget(eligible_ids.len(), settings);
+    let (mut chosen, covers_at_pick) = greedy_coverage(
+        &edges
+            .iter()
+            .map(|&(s, d, _)| (s, d, weight(s, d)))
+            .collect::<Vec<_>>(),
+        &eligible,
+        &score,
+        input,
+        budget,
+        settings.coverage,
+    );
+    add_hubs(&m, &eligible_ids, &score, input, budget, &mut chosen);
+    fill_by_score(&eligible_ids, &score, input, budget, &mut chosen);
+    chosen.sort_by(|&a, &b| {
+        score[b]
+            .total_cmp(&score[a])
+            .then(input.nodes[a].id.cmp(&input.nodes[b].id))
+    });
+    let chosen_set: FxHashSet<usize> = chosen.iter().copied().collect();
+    let candidates = describe(&m, &eligible_ids, &score, input, &chosen, &covers_at_pick);
+
+    let cross_calls: Vec<(u32, u32)> = edges
+        .iter()
+        .filter(|(s, d, call)| *call && layer(*s as usize) != layer(*d as usize))
+        .map(|&(s, d, _)| (s, d))
+        .collect();
+    let touches =
+        |s: u32, d: u32| chosen_set.contains(&(s as usize)) || chosen_set.contains(&(d as usize));
+    let total_b: f64 = m.betweenness.iter().sum();
+    let chosen_b: f64 = chosen.iter().map(|&i| m.betweenness[i]).sum();
+    Plan {
+        candidates,
+        eligible: eligible_ids.len() as u64,
+        budget: budget as u64,
+        skipped_trivial,
+        skipped_not_product,
+        product_edges: edges.len() as u64,
+        covered_edges: edges.iter().filter(|(s, d, _)| touches(*s, *d)).count() as u64,
+        cross_layer_calls: cross_calls.len() as u64,
+        coverable_calls: cross_calls
+            .iter()
+            .filter(|(s, d)| eligible[*s as usize] || eligible[*d as usize])
+            .count() as u64,
+        covered_calls: cross_calls.iter().filter(|(s, d)| touches(*s, *d)).count() as u64,
+        betweenness_covered: if total_b > 0.0 {
+            round(chosen_b / total_b).max(0.0)
+        } else {
+            0.0
+        },
+        betweenness: match m.how {
+            Betweenness::Exact => "exact".to_string(),
+            Betweenness::Sampled(k) => format!("sampled from {k} sources"),
+        },
+    }
+}
+
+/// Rounded so that the ranking does not hang on the last bits of a float.
+fn round(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// The rest of the budget, by score: what coverage and hubs left is still the core's next
+/// most central and most substantial code.
+fn fill_by_score(
+    eligible_ids: &[usize],
+    score: &[f64],
+    input: &PlanInput,
+    budget: usize,
+    chosen: &mut Vec<usize>,
+) {
+    let taken: FxHashSet<usize> = chosen.iter().copied().collect();
+    let mut rest: Vec<usize> = eligible_ids
+        .iter()
+        .copied()
+        .filter(|i| !taken.contains(i))
+        .collect();
+    rest.sort_by(|&a, &b| {
+        score[b]
+            .total_cmp(&score[a])
+            .then(input.nodes[a].id.cmp(&input.nodes[b].id))
+    });
+    let room = budget.saturating_sub(chosen.len());
+    chosen.extend(rest.into_iter().take(room));
+}
+
+fn scores(m: &Metrics, eligible_ids: &[usize], input: &PlanInput) -> Vec<f64> {
+    let size = |i: usize| f64::from(input.nodes[i].lines).ln_1p();
     let max_of = |f: &dyn Fn(usize) -> f64| {
         eligible_ids
             .iter()
@@ -179,120 +356,109 @@ pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
             .fold(0.0_f64, f64::max)
             .max(f64::MIN_POSITIVE)
     };
-    let max_b = max_of(&|i| betweenness[i]);
-    let max_p = max_of(&|i| pagerank[i]);
-    let max_x = max_of(&|i| f64::from(cross_degree[i]));
-    let max_f = max_of(&|i| graph.into[i].len() as f64);
-    let all_b = betweenness
-        .iter()
-        .copied()
-        .fold(0.0, f64::max)
-        .max(f64::MIN_POSITIVE);
-    let all_p = pagerank
-        .iter()
-        .copied()
-        .fold(0.0, f64::max)
-        .max(f64::MIN_POSITIVE);
-    // Rounded so that the ranking does not hang on the last bits of a float.
-    let round = |x: f64| (x * 1e6).round() / 1e6;
-    let score: Vec<f64> = (0..n)
+    let max_b = max_of(&|i| m.betweenness[i]);
+    let max_p = max_of(&|i| m.pagerank[i]);
+    let max_x = max_of(&|i| f64::from(m.cross_degree[i]));
+    let max_f = max_of(&|i| m.graph.into[i].len() as f64);
+    let max_s = max_of(&size);
+    (0..m.graph.len())
         .map(|i| {
             round(
-                0.4 * betweenness[i] / max_b
-                    + 0.3 * pagerank[i] / max_p
-                    + 0.2 * f64::from(cross_degree[i]) / max_x
-                    + 0.1 * graph.into[i].len() as f64 / max_f,
+                0.35 * m.betweenness[i] / max_b
+                    + 0.25 * m.pagerank[i] / max_p
+                    + 0.15 * f64::from(m.cross_degree[i]) / max_x
+                    + 0.1 * m.graph.into[i].len() as f64 / max_f
+                    + 0.15 * size(i) / max_s,
             )
         })
-        .collect();
+        .collect()
+}
 
-    // 1. Greedy coverage of cross-layer call edges.
-    let mut calls: Vec<(u32, u32)> = input
-        .edges
-        .iter()
-        .filter(|(s, d, k)| *k == EdgeKind::Calls && layer(*s as usize) != layer(*d as usize))
-        .map(|(s, d, _)| (*s, *d))
-        .collect();
-    calls.sort_unstable();
-    calls.dedup();
+/// Greedy weighted coverage of `edges` (src, dst, weight) by eligible endpoints; the picks and,
+/// per node, the weight it covered when picked.
+fn greedy_coverage(
+    edges: &[(u32, u32, u32)],
+    eligible: &[bool],
+    score: &[f64],
+    input: &PlanInput,
+    budget: usize,
+    coverage: f64,
+) -> (Vec<usize>, Vec<u32>) {
+    let n = eligible.len();
     let mut incident: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (e, &(s, d)) in calls.iter().enumerate() {
+    for (e, &(s, d, _)) in edges.iter().enumerate() {
         for end in [s, d] {
             if eligible[end as usize] {
                 incident[end as usize].push(e as u32);
             }
         }
     }
-    let cap = ((settings.max_share * eligible_ids.len() as f64).floor() as usize).max(1);
-    let coverable = calls
-        .iter()
-        .filter(|(s, d)| eligible[*s as usize] || eligible[*d as usize])
-        .count();
-    // The aim is a share of all cross-layer calls; edges with no eligible end can never be
-    // covered, so the greedy pass also stops when nothing coverable is left.
-    let target = (settings.coverage * calls.len() as f64).ceil() as usize;
-    let mut covered = vec![false; calls.len()];
-    let mut covered_count = 0usize;
-    let mut chosen: Vec<usize> = Vec::new();
-    let mut chosen_set: FxHashSet<usize> = FxHashSet::default();
-    let mut covers_at_pick: Vec<u32> = vec![0; n];
-    let key = |i: usize, count: usize| {
-        (
-            count,
-            ScoreKey(score[i]),
-            std::cmp::Reverse(input.nodes[i].id.clone()),
-        )
-    };
-    let mut heap: BinaryHeap<(usize, ScoreKey, std::cmp::Reverse<String>, usize)> = eligible_ids
-        .iter()
-        .filter(|&&i| !incident[i].is_empty())
-        .map(|&i| {
-            let (c, s, id) = key(i, incident[i].len());
-            (c, s, id, i)
-        })
-        .collect();
-    while covered_count < target && chosen.len() < cap {
-        let Some((count, _, _, i)) = heap.pop() else {
-            break;
-        };
-        let fresh = incident[i]
+    let total: u64 = edges.iter().map(|e| u64::from(e.2)).sum();
+    let target = (coverage * total as f64).ceil() as u64;
+    let mut covered = vec![false; edges.len()];
+    let mut covered_weight = 0u64;
+    let mut chosen = Vec::new();
+    let mut covers_at_pick = vec![0u32; n];
+    let gain = |i: usize, covered: &[bool]| -> u32 {
+        incident[i]
             .iter()
             .filter(|&&e| !covered[e as usize])
-            .count();
+            .map(|&e| edges[e as usize].2)
+            .sum()
+    };
+    let key = |i: usize, g: u32| {
+        (
+            g,
+            ScoreKey(score[i]),
+            std::cmp::Reverse(input.nodes[i].id.clone()),
+            i,
+        )
+    };
+    let mut heap: BinaryHeap<(u32, ScoreKey, std::cmp::Reverse<String>, usize)> = (0..n)
+        .filter(|&i| eligible[i] && !incident[i].is_empty())
+        .map(|i| key(i, gain(i, &covered)))
+        .collect();
+    while covered_weight < target && chosen.len() < budget {
+        let Some((g, _, _, i)) = heap.pop() else {
+            break;
+        };
+        let fresh = gain(i, &covered);
         if fresh == 0 {
             continue;
         }
-        if fresh < count {
-            let (c, s, id) = key(i, fresh);
-            heap.push((c, s, id, i));
+        if fresh < g {
+            heap.push(key(i, fresh));
             continue;
         }
         for &e in &incident[i] {
             if !covered[e as usize] {
                 covered[e as usize] = true;
-                covered_count += 1;
+                covered_weight += u64::from(edges[e as usize].2);
             }
         }
-        covers_at_pick[i] = fresh as u32;
+        covers_at_pick[i] = fresh;
         chosen.push(i);
-        chosen_set.insert(i);
     }
+    (chosen, covers_at_pick)
+}
 
-    // 2. Hubs: the top 1% by fan-in (at least 3) or by betweenness.
-    let mut fan_ins: Vec<f64> = eligible_ids
-        .iter()
-        .map(|&i| graph.into[i].len() as f64)
-        .collect();
-    let mut betweens: Vec<f64> = eligible_ids.iter().map(|&i| betweenness[i]).collect();
-    fan_ins.sort_by(f64::total_cmp);
-    betweens.sort_by(f64::total_cmp);
+/// Hubs: the top 1% by fan-in (at least 3) or by betweenness, by score, within the budget.
+fn add_hubs(
+    m: &Metrics,
+    eligible_ids: &[usize],
+    score: &[f64],
+    input: &PlanInput,
+    budget: usize,
+    chosen: &mut Vec<usize>,
+) {
+    let (fan_ins, betweens) = sorted_metrics(m, eligible_ids);
     let mut hubs: Vec<usize> = eligible_ids
         .iter()
         .copied()
         .filter(|&i| {
-            (graph.into[i].len() >= 3
-                && percentile_rank(&fan_ins, graph.into[i].len() as f64) < 0.01)
-                || (betweenness[i] > 0.0 && percentile_rank(&betweens, betweenness[i]) < 0.01)
+            let fan_in = m.graph.into[i].len();
+            (fan_in >= 3 && percentile_rank(&fan_ins, fan_in as f64) < 0.01)
+                || (m.betweenness[i] > 0.0 && percentile_rank(&betweens, m.betweenness[i]) < 0.01)
         })
         .collect();
     hubs.sort_by(|&a, &b| {
@@ -300,49 +466,78 @@ pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
             .total_cmp(&score[a])
             .then(input.nodes[a].id.cmp(&input.nodes[b].id))
     });
+    let mut seen: FxHashSet<usize> = chosen.iter().copied().collect();
     for i in hubs {
-        if chosen.len() >= cap {
+        if chosen.len() >= budget {
             break;
         }
-        if chosen_set.insert(i) {
+        if seen.insert(i) {
             chosen.push(i);
         }
     }
+}
 
-    chosen.sort_by(|&a, &b| {
-        score[b]
-            .total_cmp(&score[a])
-            .then(input.nodes[a].id.cmp(&input.nodes[b].id))
-    });
-    let total_b: f64 = betweenness.iter().sum();
-    let chosen_b: f64 = chosen.iter().map(|&i| betweenness[i]).sum();
-    let candidates = chosen
+/// Fan-ins and betweenness of the eligible symbols, each sorted ascending.
+fn sorted_metrics(m: &Metrics, eligible_ids: &[usize]) -> (Vec<f64>, Vec<f64>) {
+    let mut fan_ins: Vec<f64> = eligible_ids
+        .iter()
+        .map(|&i| m.graph.into[i].len() as f64)
+        .collect();
+    let mut betweens: Vec<f64> = eligible_ids.iter().map(|&i| m.betweenness[i]).collect();
+    fan_ins.sort_by(f64::total_cmp);
+    betweens.sort_by(f64::total_cmp);
+    (fan_ins, betweens)
+}
+
+/// The candidate records, in `chosen`'s order, with their reasons and metrics.
+fn describe(
+    m: &Metrics,
+    eligible_ids: &[usize],
+    score: &[f64],
+    input: &PlanInput,
+    chosen: &[usize],
+    covers_at_pick: &[u32],
+) -> Vec<Candidate> {
+    let (fan_ins, betweens) = sorted_metrics(m, eligible_ids);
+    let all_b = m
+        .betweenness
+        .iter()
+        .copied()
+        .fold(0.0, f64::max)
+        .max(f64::MIN_POSITIVE);
+    let all_p = m
+        .pagerank
+        .iter()
+        .copied()
+        .fold(0.0, f64::max)
+        .max(f64::MIN_POSITIVE);
+    chosen
         .iter()
         .enumerate()
         .map(|(rank, &i)| {
             let mut reasons = Vec::new();
-            if calling_layers[i] > 0 {
+            let layers = m.calling_layers[i];
+            if layers > 0 {
                 reasons.push(format!(
-                    "called from {} other layer{}",
-                    calling_layers[i],
-                    if calling_layers[i] == 1 { "" } else { "s" }
+                    "called from {layers} other layer{}",
+                    if layers == 1 { "" } else { "s" }
                 ));
             }
             if covers_at_pick[i] > 0 {
                 reasons.push(format!(
-                    "covers {} cross-layer call edge(s)",
+                    "covers {} product dependency edge weight (cross-layer counts 2)",
                     covers_at_pick[i]
                 ));
             }
-            let b_rank = percentile_rank(&betweens, betweenness[i]);
-            if betweenness[i] > 0.0 && b_rank < 0.05 {
+            let b_rank = percentile_rank(&betweens, m.betweenness[i]);
+            if m.betweenness[i] > 0.0 && b_rank < 0.05 {
                 reasons.push(format!("top {}% betweenness", percent(b_rank)));
             }
-            let fan_in = graph.into[i].len();
+            let fan_in = m.graph.into[i].len();
             let f_rank = percentile_rank(&fan_ins, fan_in as f64);
             if fan_in >= 3 && f_rank < 0.05 {
                 reasons.push(format!(
-                    "used from {fan_in} places (top {}%)",
+                    "used from {fan_in} places in the product (top {}%)",
                     percent(f_rank)
                 ));
             }
@@ -353,36 +548,15 @@ pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
                 reasons,
                 metrics: CandidateMetrics {
                     fan_in: fan_in as u32,
-                    fan_out: graph.out[i].len() as u32,
-                    cross_layer_degree: cross_degree[i],
-                    calling_layers: calling_layers[i],
-                    betweenness: round(betweenness[i] / all_b),
-                    pagerank: round(pagerank[i] / all_p),
+                    fan_out: m.graph.out[i].len() as u32,
+                    cross_layer_degree: m.cross_degree[i],
+                    calling_layers: m.calling_layers[i],
+                    betweenness: round(m.betweenness[i] / all_b),
+                    pagerank: round(m.pagerank[i] / all_p),
                 },
             }
         })
-        .collect();
-    Plan {
-        candidates,
-        eligible: eligible_ids.len() as u64,
-        cross_layer_calls: calls.len() as u64,
-        coverable_calls: coverable as u64,
-        covered_calls: calls
-            .iter()
-            .filter(|(s, d)| {
-                chosen_set.contains(&(*s as usize)) || chosen_set.contains(&(*d as usize))
-            })
-            .count() as u64,
-        betweenness_covered: if total_b > 0.0 {
-            round(chosen_b / total_b).max(0.0)
-        } else {
-            0.0
-        },
-        betweenness: match how {
-            Betweenness::Exact => "exact".to_string(),
-            Betweenness::Sampled(k) => format!("sampled from {k} sources"),
-        },
-    }
+        .collect()
 }
 
 /// `0.004` → `1`: the smallest whole percent at or above a share (at least 1).
@@ -422,6 +596,7 @@ mod tests {
             kind: NodeKind::Function,
             lines: 5,
             layer: Some(layer.to_string()),
+            role: Role::Product,
         };
         input.nodes.push(node("a/f.py::n0".into(), "a"));
         for d in 0..1100u32 {

@@ -76,7 +76,7 @@ fn of_type<'a>(records: &'a [Value], kind: &str) -> Vec<&'a Value> {
 #[test]
 fn the_hub_and_the_bridge_are_chosen_and_the_rest_is_not() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (records, code) = plan(dir.path(), &["--max-share", "1"]);
+    let (records, code) = plan(dir.path(), &["--max-symbols", "2"]);
     assert_eq!(code, Some(0));
     let candidates = of_type(&records, "candidate");
     let ids: Vec<&str> = candidates.iter().filter_map(|c| c["id"].as_str()).collect();
@@ -103,7 +103,68 @@ fn the_hub_and_the_bridge_are_chosen_and_the_rest_is_not() {
     assert_eq!(status[0]["planned_this_run"], 2);
     assert_eq!(status[0]["agent_rounds"], 1);
     // The same graph ranks the same, byte for byte.
-    assert_eq!(plan(dir.path(), &["--max-share", "1"]).0, records);
+    assert_eq!(plan(dir.path(), &["--max-symbols", "2"]).0, records);
+}
+
+#[test]
+fn a_small_repository_plans_its_whole_core_and_never_tests() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Within the budget (the whole eligible set of a small repository), every non-trivial
+    // product symbol outside the catch-all layer; the one-line helper is trivial.
+    let (records, _) = plan(dir.path(), &[]);
+    let ids: Vec<&str> = of_type(&records, "candidate")
+        .iter()
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    assert_eq!(ids.len(), 7, "{ids:?}");
+    assert!(!ids.contains(&"core/util.py::helper"));
+    assert!(!ids.contains(&"shared/s.py::misc"));
+    let summary = of_type(&records, "summary");
+    let ours = summary.last().expect("summary");
+    assert_eq!(
+        (&ours["budget"], &ours["skipped_trivial"]),
+        (&Value::from(7), &Value::from(1))
+    );
+
+    // The same graph with the callers of the hub marked as tests: their calls no longer make it
+    // central, and they are never candidates.
+    let tests: String = stream()
+        .lines()
+        .map(|l| {
+            if l.contains("\"id\":\"a/x.py::fa\"") || l.contains("\"id\":\"b/y.py::fb\"") {
+                l.replace("\"layer\"", "\"role\":\"test\",\"layer\"")
+            } else {
+                l.to_string()
+            }
+        })
+        .map(|l| l + "\n")
+        .collect();
+    let output = Command::cargo_bin("tg-plan")
+        .expect("binary")
+        .arg("--root")
+        .arg(dir.path())
+        .write_stdin(tests)
+        .output()
+        .expect("run");
+    let records: Vec<Value> = String::from_utf8(output.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    let candidates = of_type(&records, "candidate");
+    let ids: Vec<&str> = candidates.iter().filter_map(|c| c["id"].as_str()).collect();
+    assert!(
+        !ids.contains(&"a/x.py::fa") && !ids.contains(&"b/y.py::fb"),
+        "{ids:?}"
+    );
+    let hub = candidates
+        .iter()
+        .find(|c| c["id"] == "core/hub.py::hub")
+        .expect("hub");
+    assert_eq!(
+        hub["metrics"]["fan_in"], 2,
+        "only product callers count: {hub}"
+    );
 }
 
 #[test]
@@ -132,7 +193,7 @@ fn edges_before_their_nodes_and_absurd_line_numbers_are_handled() {
         .expect("binary")
         .arg("--root")
         .arg(dir.path())
-        .args(["--max-share", "1"])
+        .args(["--max-symbols", "2"])
         .write_stdin(input)
         .output()
         .expect("run");
@@ -150,7 +211,7 @@ fn edges_before_their_nodes_and_absurd_line_numbers_are_handled() {
 fn limit_and_batch_arithmetic() {
     let dir = tempfile::tempdir().expect("tempdir");
     let status = |args: &[&str]| {
-        let mut all = vec!["--max-share", "1"];
+        let mut all = vec!["--max-symbols", "2"];
         all.extend_from_slice(args);
         let (records, _) = plan(dir.path(), &all);
         of_type(&records, "status").first().map(|s| (*s).clone())
@@ -187,7 +248,7 @@ fn limit_and_batch_arithmetic() {
 fn approval_lifecycle_and_a_malformed_approval_is_no_approval() {
     let dir = tempfile::tempdir().expect("tempdir");
     let approval = dir.path().join(".tldrgraph/approval.json");
-    let (records, _) = plan(dir.path(), &["--max-share", "1", "--yes"]);
+    let (records, _) = plan(dir.path(), &["--max-symbols", "2", "--yes"]);
     assert!(of_type(&records, "status").is_empty());
     let saved: Value =
         serde_json::from_slice(&std::fs::read(&approval).expect("approval")).expect("json");
@@ -195,14 +256,14 @@ fn approval_lifecycle_and_a_malformed_approval_is_no_approval() {
         saved["ids"],
         serde_json::json!(["core/bridge.py::bridge", "core/hub.py::hub"])
     );
-    let (records, _) = plan(dir.path(), &["--max-share", "1"]);
+    let (records, _) = plan(dir.path(), &["--max-symbols", "2"]);
     assert!(
         of_type(&records, "status").is_empty(),
         "approved: no question"
     );
 
     std::fs::write(&approval, "{ not json").expect("write");
-    let (records, _) = plan(dir.path(), &["--max-share", "1"]);
+    let (records, _) = plan(dir.path(), &["--max-symbols", "2"]);
     assert_eq!(
         of_type(&records, "status")[0]["status"],
         "needs_confirmation"
@@ -217,7 +278,7 @@ fn approval_lifecycle_and_a_malformed_approval_is_no_approval() {
     // `--yes --limit 1` approves what this run was asked about (the first by rank) and goes on;
     // the next run asks about the rest only.
     std::fs::remove_file(&approval).expect("rm");
-    let (records, _) = plan(dir.path(), &["--max-share", "1", "--yes", "--limit", "1"]);
+    let (records, _) = plan(dir.path(), &["--max-symbols", "2", "--yes", "--limit", "1"]);
     assert!(
         of_type(&records, "status").is_empty(),
         "approved this run: no question"
@@ -227,7 +288,7 @@ fn approval_lifecycle_and_a_malformed_approval_is_no_approval() {
     assert_eq!(saved["ids"], serde_json::json!(["core/bridge.py::bridge"]));
     assert_eq!(saved["limit"], 1);
     // The approved symbol is written first; the question about the rest waits until it is.
-    let (records, _) = plan(dir.path(), &["--max-share", "1"]);
+    let (records, _) = plan(dir.path(), &["--max-symbols", "2"]);
     assert!(
         of_type(&records, "status").is_empty(),
         "approved work first"
@@ -244,7 +305,7 @@ fn approval_lifecycle_and_a_malformed_approval_is_no_approval() {
         ),
     )
     .expect("intents");
-    let (records, _) = plan(dir.path(), &["--max-share", "1"]);
+    let (records, _) = plan(dir.path(), &["--max-symbols", "2"]);
     assert_eq!(of_type(&records, "status")[0]["planned_this_run"], 1);
 
     // A second tg-plan in the same pipeline gives the same bytes, malformed approval included.

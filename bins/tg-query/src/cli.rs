@@ -60,9 +60,18 @@ pub struct SearchArgs {
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<usize>,
 
-    /// Only symbols of this layer (its id).
+    /// Only symbols of this layer (its id); repeatable.
     #[arg(long, value_name = "ID")]
-    pub layer: Option<String>,
+    pub layer: Vec<String>,
+
+    /// Never symbols of this layer (its id); repeatable.
+    #[arg(long, value_name = "ID")]
+    pub exclude_layer: Vec<String>,
+
+    /// Rank tests, examples and tooling among the product code by score alone (by default
+    /// they follow the product hits).
+    #[arg(long)]
+    pub include_tests: bool,
 
     #[arg(long, value_enum, default_value_t = Mode::Hybrid)]
     pub mode: Mode,

@@ -105,61 +105,9 @@ impl Graph {
             .filter(|&(e, _)| self.index.edges[e as usize].kind == EdgeKind::Calls)
     }
 
-    /// The symbol `name` names: an id, a qualified name (`Session.send`), or a short name
-    /// (`send`) when only one symbol has it. `Err` lists the candidates of an ambiguous name.
-    pub fn resolve(&self, name: &str) -> Result<u32, Failure> {
-        let symbols = &self.index.symbols;
-        if let Some(i) = symbols.iter().position(|s| s.id == name) {
-            return Ok(i as u32);
-        }
-        let qualified = |s: &IndexSymbol| s.id.split_once("::").map(|(_, q)| q.to_string());
-        // A dotted name is qualified (`Session.send`, or its tail); a bare one is a short name,
-        // which must be unique among functions, classes and the like (modules are named by path).
-        let found: Vec<u32> = if name.contains('.') {
-            let exact: Vec<u32> = (0..symbols.len() as u32)
-                .filter(|&i| qualified(&symbols[i as usize]).as_deref() == Some(name))
-                .collect();
-            if exact.is_empty() {
-                let tail = format!(".{name}");
-                (0..symbols.len() as u32)
-                    .filter(|&i| {
-                        qualified(&symbols[i as usize]).is_some_and(|q| q.ends_with(&tail))
-                    })
-                    .collect()
-            } else {
-                exact
-            }
-        } else {
-            (0..symbols.len() as u32)
-                .filter(|&i| {
-                    let s = &symbols[i as usize];
-                    s.name == name && s.kind != tg_shared::record::NodeKind::Module
-                })
-                .collect()
-        };
-        match found.len() {
-            0 => {}
-            1 => return Ok(found[0]),
-            _ => {
-                let listed: Vec<&str> = found
-                    .iter()
-                    .take(20)
-                    .map(|&i| symbols[i as usize].id.as_str())
-                    .collect();
-                return Err(Failure::new(
-                    exit::USAGE,
-                    format!(
-                        "`{name}` is ambiguous: {} symbols match: {}{}",
-                        found.len(),
-                        listed.join(", "),
-                        if found.len() > 20 { ", ..." } else { "" }
-                    ),
-                )
-                .with_hint("give the id (path::Qualified.name) of the one you mean"));
-            }
-        }
-        Err(Failure::new(exit::USAGE, format!("no symbol named `{name}`"))
-            .with_hint("use an id (path::Qualified.name), a qualified name or a unique short name; `tldrgraph query` finds ids"))
+    /// The symbol `name` names ([`crate::names`] has the forms accepted).
+    pub fn resolve(&self, name: &str) -> Result<u32, crate::names::NameError> {
+        crate::names::resolve(&self.index.symbols, name)
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod deadcode;
 pub mod graph;
+pub mod names;
 pub mod search;
 pub mod trace;
 
@@ -21,9 +22,55 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         Command::Trace(args) => trace_command(&graph, args, cli.json)?,
         Command::DeadCode(args) => dead_code_command(&graph, store.root(), args, cli.json),
     };
+    let text = with_freshness(text, &store, cli.json);
     let mut out = Output::new(None);
     out.line(text.trim_end())?;
     out.finish()
+}
+
+/// Every answer says whether the graph it came from is current: `fresh` (and, when stale,
+/// `changes` with counts) in JSON, one line above the Markdown. A repository whose last build
+/// left no state (a bare pipeline run) says nothing.
+fn with_freshness(text: String, store: &tg_shared::store::Store, json: bool) -> String {
+    let Some(state) = tg_shared::freshness::load(store) else {
+        return text;
+    };
+    let changes = tg_shared::freshness::compare(store.root(), store, &state);
+    if json {
+        return match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(mut map)) => {
+                map.extend(changes.to_fields());
+                Value::Object(map).to_string()
+            }
+            _ => text,
+        };
+    }
+    match changes.line() {
+        Some(line) => format!("> Note: {line}.\n\n{text}"),
+        None => text,
+    }
+}
+
+/// The indices of the layers `ids` names; an unknown id is a usage error naming the nearest.
+fn layer_indices(graph: &Graph, ids: &[String]) -> Result<Vec<u32>, Failure> {
+    let known: Vec<&str> = graph.index.layers.iter().map(|l| l.id.as_str()).collect();
+    ids.iter()
+        .map(|id| {
+            known
+                .iter()
+                .position(|k| k == id)
+                .map(|p| p as u32)
+                .ok_or_else(|| {
+                    let nearest = tg_shared::suggest::nearest(id, &known)
+                        .map(|n| format!("did you mean `{n}`? "))
+                        .unwrap_or_default();
+                    Failure::new(
+                        exit::USAGE,
+                        format!("no layer `{id}`; {nearest}layers: {}", known.join(", ")),
+                    )
+                })
+        })
+        .collect()
 }
 
 /// A Markdown table cell: one line, pipes escaped.
@@ -32,26 +79,12 @@ fn cell(text: &str) -> String {
 }
 
 fn search_command(graph: &Graph, args: &SearchArgs, json: bool) -> Result<String, Failure> {
-    let layer = match &args.layer {
-        None => None,
-        Some(id) => Some(
-            graph
-                .index
-                .layers
-                .iter()
-                .position(|l| &l.id == id)
-                .map(|p| p as u32)
-                .ok_or_else(|| {
-                    let known: Vec<&str> =
-                        graph.index.layers.iter().map(|l| l.id.as_str()).collect();
-                    Failure::new(
-                        exit::USAGE,
-                        format!("no layer `{id}` (layers: {})", known.join(", ")),
-                    )
-                })?,
-        ),
+    let filter = search::Filter {
+        layers: layer_indices(graph, &args.layer)?,
+        exclude_layers: layer_indices(graph, &args.exclude_layer)?,
+        include_tests: args.include_tests,
     };
-    let (mut hits, note) = search::rank(graph, &args.text, args.mode, layer);
+    let (mut hits, note) = search::rank(graph, &args.text, args.mode, &filter);
     hits.truncate(args.top_k);
     let flows: Vec<Vec<search::FlowRow>> =
         hits.iter().map(|h| search::flow(graph, h.symbol)).collect();
@@ -154,8 +187,21 @@ fn search_command(graph: &Graph, args: &SearchArgs, json: bool) -> Result<String
 }
 
 fn trace_command(graph: &Graph, args: &TraceArgs, json: bool) -> Result<String, Failure> {
-    let from = graph.resolve(&args.from)?;
-    let to = graph.resolve(&args.to)?;
+    let ends = graph
+        .resolve(&args.from)
+        .and_then(|from| Ok((from, graph.resolve(&args.to)?)));
+    let (from, to) = match ends {
+        Ok(ends) => ends,
+        Err(err) => {
+            if json {
+                // The candidates on stdout too, where a client reading JSON looks.
+                let mut out = Output::new(None);
+                out.line(&err.to_json().to_string())?;
+                out.finish()?;
+            }
+            return Err(Failure::new(exit::USAGE, err.message()).with_hint(err.hint()));
+        }
+    };
     let result = trace::trace(graph, from, to);
     if json {
         return serde_json::to_string(&result)

@@ -29,12 +29,28 @@ const FLOW_ROWS: usize = 12;
 /// One ranked list: (symbol, score), best first.
 type Ranked = Vec<(u32, f64)>;
 
-fn eligible(graph: &Graph, i: u32, layer: Option<u32>) -> bool {
-    let symbol = graph.symbol(i);
-    symbol.kind != NodeKind::Module && (layer.is_none() || symbol.layer == layer)
+/// Which symbols a search may return.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Only these layers (indices); empty: every layer.
+    pub layers: Vec<u32>,
+    /// Never these layers.
+    pub exclude_layers: Vec<u32>,
+    /// Rank tests, examples, generated code and tooling among the product code, by score
+    /// alone; without it they only follow the product hits.
+    pub include_tests: bool,
 }
 
-pub fn lexical(graph: &Graph, query: &str, layer: Option<u32>) -> Ranked {
+fn eligible(graph: &Graph, i: u32, filter: &Filter) -> bool {
+    let symbol = graph.symbol(i);
+    let layer_ok = |l: Option<u32>| {
+        (filter.layers.is_empty() || l.is_some_and(|l| filter.layers.contains(&l)))
+            && !l.is_some_and(|l| filter.exclude_layers.contains(&l))
+    };
+    symbol.kind != NodeKind::Module && layer_ok(symbol.layer)
+}
+
+pub fn lexical(graph: &Graph, query: &str, layer: &Filter) -> Ranked {
     let postings = &graph.index.postings;
     let n = postings.lengths.len().max(1) as f64;
     let average = postings.lengths.iter().map(|&l| f64::from(l)).sum::<f64>() / n;
@@ -69,7 +85,7 @@ fn sort(ranked: &mut Ranked) {
 }
 
 /// Cosine ranking; `Err` says why there is none (no embeddings, model missing, endpoint down).
-pub fn semantic(graph: &Graph, query: &str, layer: Option<u32>) -> Result<Ranked, String> {
+pub fn semantic(graph: &Graph, query: &str, layer: &Filter) -> Result<Ranked, String> {
     let info = graph
         .index
         .embedder
@@ -105,12 +121,7 @@ pub struct Hit {
 }
 
 /// The ranking `mode` asks for; a note when semantic ranking was wanted and unavailable.
-pub fn rank(
-    graph: &Graph,
-    query: &str,
-    mode: Mode,
-    layer: Option<u32>,
-) -> (Vec<Hit>, Option<String>) {
+pub fn rank(graph: &Graph, query: &str, mode: Mode, layer: &Filter) -> (Vec<Hit>, Option<String>) {
     let lexical_list = if mode == Mode::Semantic {
         Vec::new()
     } else {
@@ -146,6 +157,8 @@ pub fn rank(
         }
     };
     sort(&mut scored);
+    let named = named_symbols(graph, query, layer);
+    order_by_name_and_role(graph, &mut scored, &named, layer.include_tests);
     let hits = scored
         .into_iter()
         .map(|(symbol, score)| Hit {
@@ -156,6 +169,75 @@ pub fn rank(
         })
         .collect();
     (hits, note)
+}
+
+/// Symbols the query names (`get_command`, `Typer callback`, `WalkBuilder::build`): its words
+/// are the last segments of the symbol's qualified name, case aside. A name typed is the
+/// strongest evidence a search gets, however far the embedding ranks it.
+fn named_symbols(graph: &Graph, query: &str, filter: &Filter) -> HashMap<u32, bool> {
+    let wanted: Vec<String> = query
+        .split(|c: char| {
+            c.is_whitespace() || c == '.' || c == ':' || c == '/' || c == '(' || c == ')'
+        })
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    if wanted.is_empty() || wanted.len() > 4 {
+        return HashMap::new();
+    }
+    let mut named = HashMap::new();
+    for (i, symbol) in graph.index.symbols.iter().enumerate() {
+        if symbol.kind == NodeKind::Module || !eligible(graph, i as u32, filter) {
+            continue;
+        }
+        let Some(last) = wanted.last() else { continue };
+        if symbol.name.to_lowercase() != *last {
+            continue;
+        }
+        let qualname = symbol.id.split_once("::").map_or("", |(_, q)| q);
+        let qualname = qualname.split('#').next().unwrap_or(qualname);
+        let segments: Vec<String> = qualname
+            .split("::")
+            .flat_map(|p| p.split('.'))
+            .map(str::to_lowercase)
+            .collect();
+        if segments.ends_with(&wanted) {
+            // true: the name is the whole qualified name (a function, not a same-named method).
+            named.insert(i as u32, segments.len() == wanted.len());
+        }
+    }
+    named
+}
+
+/// Named symbols first (a whole qualified name before a tail, product before the rest), then
+/// product code before tests, examples and tooling unless `include_tests`; by score within
+/// each group (the sort is stable).
+fn order_by_name_and_role(
+    graph: &Graph,
+    scored: &mut Ranked,
+    named: &HashMap<u32, bool>,
+    include_tests: bool,
+) {
+    for &i in named.keys() {
+        if !scored.iter().any(|&(s, _)| s == i) {
+            scored.push((i, 0.0));
+        }
+    }
+    sort(scored);
+    let product = |i: u32| graph.symbol(i).role == tg_shared::record::Role::Product;
+    scored.sort_by_key(|&(i, _)| {
+        let name = match named.get(&i) {
+            Some(true) => 0,
+            Some(false) => 1,
+            None => 2,
+        };
+        let role = u8::from(!include_tests && !product(i));
+        if name < 2 {
+            (name, u8::from(!product(i)), 0)
+        } else {
+            (2, role, 0)
+        }
+    });
 }
 
 /// One row of an execution flow.

@@ -6,45 +6,21 @@ pub mod fresh;
 pub mod graph;
 
 use cli::Cli;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use tg_shared::contract::{self, Done};
 use tg_shared::exit;
+use tg_shared::freshness;
 use tg_shared::record::{Record, Status};
 use tg_shared::stage::{Failure, Input, Output, StreamCheck};
 use tg_shared::store::{self, Store};
 
-/// The last computed state and the sources it was computed from, in `.tldrgraph/`.
-pub const STATE_FILE: &str = "state.json";
 /// The whole graph, for tools.
 pub const GRAPH_FILE: &str = "graph.json";
 
 /// Diagnostic codes of files tg-extract saw and did not extract.
 const SKIP_CODES: [&str; 3] = ["binary", "too_large", "unreadable"];
-
-/// `.tldrgraph/state.json`.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct SavedState {
-    /// The contract payload printed for that build.
-    pub payload: Value,
-    /// Every source file of the build and its content hash.
-    pub files: BTreeMap<String, String>,
-    /// Files the build saw and skipped (binary, too large, unreadable): known, not hashed.
-    #[serde(default)]
-    pub skipped: Vec<String>,
-    /// Size and modification time (ns) of each skipped file: one that changes (a huge file cut
-    /// down, a binary replaced by source) makes the state stale. Not hashed: they may be huge.
-    #[serde(default)]
-    pub skipped_stamps: BTreeMap<String, (u64, u128)>,
-    /// Content hash of `.tldrgraph/layers.config.yaml` when the state was computed.
-    #[serde(default)]
-    pub config_hash: Option<String>,
-    /// Hash of approval.json and intents.ndjson when the state was computed.
-    #[serde(default)]
-    pub decisions_hash: Option<String>,
-}
 
 pub fn run(cli: &Cli) -> Result<(), Failure> {
     let (_, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
@@ -147,13 +123,13 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
         .iter()
         .filter_map(|f| store::stamp(&store.root().join(f)).map(|s| (f.clone(), s)))
         .collect();
-    let state = SavedState {
+    let state = freshness::SavedState {
         payload: payload.clone(),
         files,
         skipped,
         skipped_stamps,
-        config_hash: fresh::config_hash(store),
-        decisions_hash: fresh::decisions_hash(store),
+        config_hash: freshness::config_hash(store),
+        decisions_hash: freshness::decisions_hash(store),
     };
     let state_json = serde_json::to_vec_pretty(&state)
         .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise the state: {e}")))?;
@@ -163,7 +139,7 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
     graph
         .commit()
         .map_err(|e| Failure::cant_write(&store.path(GRAPH_FILE), &e))?;
-    let state_path = store.path(STATE_FILE);
+    let state_path = store.path(freshness::STATE_FILE);
     store::write_if_changed(&state_path, &state_json)
         .map_err(|e| Failure::cant_write(&state_path, &e))?;
     if !cli.quiet {

@@ -88,9 +88,18 @@ pub struct QueryArgs {
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<usize>,
 
-    /// Only symbols of this layer (its id).
+    /// Only symbols of this layer (its id); repeatable.
     #[arg(long, value_name = "ID")]
-    pub layer: Option<String>,
+    pub layer: Vec<String>,
+
+    /// Never symbols of this layer (its id); repeatable.
+    #[arg(long, value_name = "ID")]
+    pub exclude_layer: Vec<String>,
+
+    /// Rank tests, examples and tooling among the product code by score alone (by default
+    /// they follow the product hits).
+    #[arg(long)]
+    pub include_tests: bool,
 
     /// hybrid (default), lexical or semantic.
     #[arg(long, value_name = "MODE")]

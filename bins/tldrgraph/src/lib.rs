@@ -51,8 +51,14 @@ pub fn run(cli: &Cli) -> i32 {
             if let Some(budget) = args.budget {
                 rest.extend(["--budget".into(), budget.to_string().into()]);
             }
-            if let Some(layer) = &args.layer {
+            for layer in &args.layer {
                 rest.extend(["--layer".into(), layer.into()]);
+            }
+            for layer in &args.exclude_layer {
+                rest.extend(["--exclude-layer".into(), layer.into()]);
+            }
+            if args.include_tests {
+                rest.push("--include-tests".into());
             }
             if let Some(mode) = &args.mode {
                 rest.extend(["--mode".into(), mode.into()]);

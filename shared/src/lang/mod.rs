@@ -5,6 +5,7 @@
 
 mod c;
 mod python;
+pub mod role;
 mod rust;
 mod util;
 
@@ -31,6 +32,23 @@ pub struct FileFacts {
     /// What the source says about the types of variables and attributes (annotations,
     /// constructor assignments, struct fields): how a call on a receiver finds its method.
     pub types: Vec<TypeFact>,
+    /// The file's first lines say a tool wrote it ([`role::generated_marker`]).
+    pub generated: bool,
+}
+
+impl FileFacts {
+    /// The role of symbol `i` of the file at `path`: generated files whole, then test-only
+    /// symbols (Rust `#[cfg(test)]`), then the language's path conventions.
+    pub fn role(&self, lang: &dyn Language, path: &str, i: usize) -> crate::record::Role {
+        use crate::record::Role;
+        if self.generated || role::generated_path(path) {
+            Role::Generated
+        } else if self.symbols[i].test_only {
+            Role::Test
+        } else {
+            lang.role(path)
+        }
+    }
 }
 
 /// A value as the source writes it, for working out which class it is an instance of.
@@ -81,7 +99,7 @@ pub struct TypeFact {
 
 /// Bumped whenever extraction changes what it produces, so caches written by an older build are
 /// not trusted.
-pub const EXTRACTOR_REVISION: u32 = 11;
+pub const EXTRACTOR_REVISION: u32 = 12;
 
 /// Nesting depth (syntax tree levels) beyond which extraction stops descending. Real code stays
 /// far below it; generated or hostile files may not.
@@ -123,6 +141,8 @@ pub struct Symbol {
     pub test_only: bool,
     /// A test fixture (`@pytest.fixture`): injected by name into the tests' parameters.
     pub fixture: bool,
+    /// A method of a trait implementation (Rust `impl Display for T`): the trait's name.
+    pub implements: Option<String>,
 }
 
 impl FileFacts {
@@ -151,6 +171,7 @@ impl FileFacts {
             conditional: false,
             test_only: false,
             fixture: false,
+            implements: None,
         };
         FileFacts {
             symbols: vec![module],
@@ -245,6 +266,10 @@ pub trait Language: Sync + Send {
     fn grammar(&self) -> tree_sitter::Language;
     /// Walks a parsed tree into facts. `path` is repo-relative with `/`.
     fn extract(&self, path: &str, source: &str, tree: &tree_sitter::Tree) -> FileFacts;
+    /// What the file at `path` (repo-relative) is for, by this language's conventions for
+    /// tests, examples and tooling ([`role`] holds the shared walk). Generated files and
+    /// test-only symbols are told apart by the extractor, which sees their contents.
+    fn role(&self, path: &str) -> crate::record::Role;
     /// The keys other files use to name this file's module, most specific first.
     /// `is_package_dir` tells whether a repo-relative directory is a package of the language
     /// (Python: holds an `__init__.py`), for languages whose names start at import roots.
@@ -369,6 +394,7 @@ pub fn extract_file(lang: &dyn Language, path: &str, source: &str) -> Result<Fil
     })?;
     let mut facts = lang.extract(path, source, &tree);
     clamp_lines(&mut facts, source);
+    facts.generated = role::generated_marker(source);
     Ok(facts)
 }
 

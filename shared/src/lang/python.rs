@@ -4,12 +4,14 @@
 //! Scoping follows Python: a def's decorators, default values and annotations, and a class's
 //! bases, are evaluated in the enclosing scope, so the calls in them belong to that scope.
 
+use super::role::{self, RoleDirs};
 use super::util::{end_line, first_doc_line, header_before, start_line, text};
 use super::{
     Binding, FileFacts, Import, Language, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
     TypeFact, TypeSlot, Value, MAX_DEPTH,
 };
 use crate::hash::content_hash;
+use crate::record::Role;
 use crate::record::{EdgeKind, NodeKind};
 use tree_sitter::{Node, TreeCursor};
 
@@ -26,6 +28,31 @@ impl Language for Python {
 
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_python::LANGUAGE.into()
+    }
+
+    fn role(&self, path: &str) -> Role {
+        const DIRS: RoleDirs = RoleDirs {
+            test: &["tests", "test", "testing"],
+            example: &["docs_src", "examples", "example", "docs", "doc"],
+            tooling: &["scripts", "tools", "benchmarks", "ci"],
+        };
+        if let Some(role) = role::by_directory(path, &DIRS) {
+            return role;
+        }
+        let file = role::file_name(path);
+        let stem = file.split('.').next().unwrap_or(file);
+        if stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest" {
+            Role::Test
+        } else if !path.contains('/')
+            && matches!(
+                stem,
+                "setup" | "noxfile" | "fabfile" | "pdm_build" | "hatch_build"
+            )
+        {
+            Role::Tooling
+        } else {
+            Role::Product
+        }
     }
 
     fn extract(&self, path: &str, source: &str, tree: &tree_sitter::Tree) -> FileFacts {
@@ -304,6 +331,7 @@ impl<'s> Walker<'s> {
             conditional: task.conditional,
             test_only: false,
             fixture: decorators.iter().any(|d| is_fixture(d)),
+            implements: None,
         });
         let depth = task.depth + 1;
         let outer = |node| Task {

@@ -2,12 +2,14 @@
 //! `use` declarations and calls. Enough to map a crate by path and by unique name; types of
 //! receivers are not inferred.
 
+use super::role::{self, RoleDirs};
 use super::util::{comment_first_line, end_line, header_before, start_line, text, CommentRun};
 use super::{
     Binding, FileFacts, Import, Language, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
     TypeFact, TypeSlot, Value, MAX_DEPTH,
 };
 use crate::hash::content_hash;
+use crate::record::Role;
 use crate::record::{EdgeKind, NodeKind};
 use tree_sitter::Node;
 
@@ -24,6 +26,22 @@ impl Language for Rust {
 
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_rust::LANGUAGE.into()
+    }
+
+    fn role(&self, path: &str) -> Role {
+        const DIRS: RoleDirs = RoleDirs {
+            test: &["tests", "fuzz"],
+            example: &["examples"],
+            tooling: &["benches", "xtask", "scripts", "ci"],
+        };
+        if let Some(role) = role::by_directory(path, &DIRS) {
+            return role;
+        }
+        match role::file_name(path) {
+            "tests.rs" => Role::Test,
+            "build.rs" => Role::Tooling,
+            _ => Role::Product,
+        }
     }
 
     fn extract(&self, path: &str, source: &str, tree: &tree_sitter::Tree) -> FileFacts {
@@ -321,6 +339,11 @@ impl<'s> Walker<'s> {
                 conditional,
                 test_only,
                 fixture: false,
+                implements: if kind == NodeKind::Method {
+                    implemented_trait(node, source)
+                } else {
+                    None
+                },
             });
             match kind {
                 NodeKind::Struct | NodeKind::Union => self.field_types(body, index, task.scope),
@@ -1131,6 +1154,15 @@ fn attributes_before(node: Node, source: &str) -> Vec<String> {
 }
 
 /// `#[test]`, `#[cfg(test)]`, `#[tokio::test]` and the like.
+/// The trait of the `impl Trait for T` block a method is written in.
+fn implemented_trait(method: Node, source: &str) -> Option<String> {
+    let block = method.parent()?.parent()?;
+    if block.kind() != "impl_item" {
+        return None;
+    }
+    type_base_name(block.child_by_field_name("trait")?, source)
+}
+
 fn is_test_attribute(attribute: &str) -> bool {
     attribute == "test" || attribute.ends_with("::test") || attribute == "cfg(test)"
 }

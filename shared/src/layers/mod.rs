@@ -14,10 +14,18 @@
 //!     symbols: ["*Handler", "route_*"]              # globs on the name or qualified name
 //!     kinds: [function, method]                     # node kinds
 //!     may_depend_on: [services, models]             # edges to any other layer are violations
+//!   - id: tests
+//!     name: Tests
+//!     order: 50
+//!     paths: ["tests/**"]
+//!     role: test                   # overrides the detected role of what this layer holds
 //!   - id: shared
 //!     name: Shared utilities
 //!     order: 99
 //! ```
+//!
+//! A top-level `exclude:` list of path globs leaves files out of the graph altogether (tg-extract
+//! reads it; see [`repo_excludes`]).
 //!
 //! Within a layer, `paths`, `symbols` and `kinds` must all hold (each one given); a layer with none
 //! of them matches nothing and only collects what falls through to it as `default_layer`.
@@ -30,7 +38,7 @@ mod locate;
 pub mod original;
 
 use crate::exit;
-use crate::record::NodeKind;
+use crate::record::{NodeKind, Role};
 use crate::stage::Failure;
 use crate::store::{Store, STORE_DIR};
 use crate::yaml;
@@ -133,6 +141,8 @@ pub struct Layer {
     pub description: Option<String>,
     /// `None`: this layer may depend on any other.
     pub may_depend_on: Option<Vec<String>>,
+    /// `role:`: what the layer's symbols are for, whatever the language rule says.
+    pub role: Option<Role>,
     matcher: Matcher,
 }
 
@@ -164,6 +174,8 @@ pub struct LayerConfig {
     pub default: usize,
     /// The `plan:` section: how tg-plan selects bottleneck symbols.
     pub plan: PlanSettings,
+    /// `exclude:`: path globs left out of the graph.
+    pub exclude: Vec<String>,
 }
 
 /// `plan:` in layers.config.yaml; every key optional. Read by tg-plan; flags override it.
@@ -181,6 +193,8 @@ pub struct PlanSettings {
     pub coverage: f64,
     /// Never select more than this share of the eligible symbols.
     pub max_share: f64,
+    /// Never select more than this many symbols, however large the repository.
+    pub max_symbols: u32,
 }
 
 impl Default for PlanSettings {
@@ -190,7 +204,8 @@ impl Default for PlanSettings {
             include_default_layer: false,
             include_tests: false,
             coverage: 0.8,
-            max_share: 0.25,
+            max_share: 1.0,
+            max_symbols: 1000,
         }
     }
 }
@@ -208,10 +223,12 @@ impl LayerConfig {
                     "Everything, until .tldrgraph/layers.config.yaml defines layers".to_string(),
                 ),
                 may_depend_on: None,
+                role: None,
                 matcher: Matcher::Nothing,
             }],
             default: 0,
             plan: PlanSettings::default(),
+            exclude: Vec::new(),
         }
     }
 
@@ -452,6 +469,8 @@ struct RawConfig {
     layers: Vec<RawLayer>,
     #[serde(default)]
     plan: PlanSettings,
+    #[serde(default)]
+    exclude: Option<OneOrMany>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -470,6 +489,8 @@ struct RawLayer {
     kinds: Option<OneOrMany>,
     #[serde(default)]
     may_depend_on: Option<OneOrMany>,
+    #[serde(default)]
+    role: Option<String>,
 }
 
 fn parse_native(ctx: &Ctx) -> Result<LayerConfig, ConfigError> {
@@ -485,12 +506,17 @@ fn parse_native(ctx: &Ctx) -> Result<LayerConfig, ConfigError> {
     for raw_layer in raw.layers {
         let matcher = native_matcher(ctx, &raw_layer)?;
         let deps = raw_layer.may_depend_on.map(OneOrMany::into_vec);
+        let role = match &raw_layer.role {
+            None => None,
+            Some(name) => Some(parse_role(ctx, name)?),
+        };
         layers.push(Layer {
             id: raw_layer.id,
             name: raw_layer.name,
             order: raw_layer.order,
             description: raw_layer.description,
             may_depend_on: deps,
+            role,
             matcher,
         });
     }
@@ -512,7 +538,49 @@ fn parse_native(ctx: &Ctx) -> Result<LayerConfig, ConfigError> {
         "default_layer",
     )?;
     config.plan = plan;
+    config.exclude = raw.exclude.map(OneOrMany::into_vec).unwrap_or_default();
+    if let Err(message) = crate::walk::compile_excludes(&config.exclude) {
+        let first = config.exclude.first().map_or("", String::as_str);
+        return Err(ctx.error(
+            ctx.at("exclude", first, 0),
+            format!("invalid `exclude` glob: {message}"),
+            "globs use `*` (within a directory), `**` (any depth), `?`, `[abc]`, `{a,b}`"
+                .to_string(),
+        ));
+    }
     Ok(config)
+}
+
+/// A role named in a config, with the nearest valid role suggested.
+fn parse_role(ctx: &Ctx, name: &str) -> Result<Role, ConfigError> {
+    Role::parse(name).ok_or_else(|| {
+        let valid: Vec<String> = Role::ALL.iter().map(|r| r.as_str().to_string()).collect();
+        let suggestion = did_you_mean(name, &valid);
+        ctx.error(
+            ctx.at("role", name, 0),
+            format!("`{name}` is not a role"),
+            format!("{suggestion}roles: {}", valid.join(", ")),
+        )
+    })
+}
+
+/// The `exclude:` globs of the repository's config, for the walk. Read leniently: a config
+/// that does not parse excludes nothing here, and tg-classify reports what is wrong with it.
+pub fn repo_excludes(store: &Store) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(store.path(CONFIG_FILE)) else {
+        return Vec::new();
+    };
+    let Ok(value) = yaml::from_str::<serde_json::Value>(&text) else {
+        return Vec::new();
+    };
+    match value.get("exclude") {
+        Some(serde_json::Value::String(one)) => vec![one.clone()],
+        Some(serde_json::Value::Array(many)) => many
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// Checks what spans layers (ids, orders, the default, dependencies) and sorts by order.
@@ -587,6 +655,7 @@ pub(crate) fn finish(
         layers,
         default,
         plan: PlanSettings::default(),
+        exclude: Vec::new(),
     })
 }
 

@@ -172,6 +172,7 @@ pub(crate) fn parse(ctx: &Ctx) -> Result<LayerConfig, ConfigError> {
             order: raw_layer.order,
             description: raw_layer.description,
             may_depend_on: raw_layer.may_depend_on.map(OneOrMany::into_vec),
+            role: None,
             matcher: if rules.is_empty() {
                 Matcher::Nothing
             } else {

@@ -14,6 +14,8 @@ use super::{
     MAX_DEPTH,
 };
 use crate::hash::content_hash;
+use crate::lang::role::{self, RoleDirs};
+use crate::record::Role;
 use crate::record::{EdgeKind, NodeKind};
 use tree_sitter::Node;
 
@@ -32,6 +34,33 @@ impl Language for C {
 
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_c::LANGUAGE.into()
+    }
+
+    fn role(&self, path: &str) -> Role {
+        const DIRS: RoleDirs = RoleDirs {
+            test: &["test", "tests", "testing", "unittest", "fuzz", "ossfuzz"],
+            example: &["examples", "example", "samples", "demo"],
+            tooling: &[
+                "contrib",
+                "scripts",
+                "tools",
+                "build",
+                "cmake",
+                "ci",
+                "bench",
+                "benchmarks",
+            ],
+        };
+        if let Some(role) = role::by_directory(path, &DIRS) {
+            return role;
+        }
+        let file = role::file_name(path);
+        let stem = file.split('.').next().unwrap_or(file);
+        if stem.starts_with("test_") || stem.ends_with("_test") || stem.ends_with("_unittest") {
+            Role::Test
+        } else {
+            Role::Product
+        }
     }
 
     fn extract(&self, path: &str, source: &str, tree: &tree_sitter::Tree) -> FileFacts {
@@ -313,6 +342,7 @@ fn push_symbol(
         conditional: false,
         test_only: false,
         fixture: false,
+        implements: None,
     });
     index
 }

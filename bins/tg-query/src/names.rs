@@ -1,0 +1,320 @@
+//! Finding the symbol a name an agent typed means. Accepted: an id (`typer/main.py::Typer.command`),
+//! its tail (`main.py::Typer.command`), a qualified name in either language's form
+//! (`Typer.command`, `WalkBuilder::build`, `WalkBuilder.build`), a module path in front
+//! (`typer.main.get_command`, `walk::WalkBuilder::build`), or a short name (`get_command`).
+//!
+//! A name is matched as a run of segments at the end of a symbol's full path (its file's path
+//! without the extension, then its qualified name; `::`, `.` and `/` all separate). Among the
+//! matches, those whose qualified name is the whole name win over those that only end with it,
+//! then product code over tests and examples, then a first definition over a `#2`. What is left
+//! must be one symbol; otherwise the candidates are listed, and a name nothing matches gets the
+//! nearest known names.
+
+use tg_shared::record::{NodeKind, Role};
+use tg_shared::search::IndexSymbol;
+
+/// Why a name does not pick one symbol.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NameError {
+    Unknown {
+        name: String,
+        nearest: Vec<String>,
+    },
+    Ambiguous {
+        name: String,
+        candidates: Vec<String>,
+    },
+}
+
+/// At most this many candidates or suggestions are listed.
+const LISTED: usize = 20;
+
+/// The name's segments: file extensions dropped, split on `::`, `.` and `/`.
+fn name_segments(name: &str) -> Vec<String> {
+    let mut text = name.to_string();
+    for ext in [".pyi::", ".py::", ".rs::", ".c::", ".h::"] {
+        text = text.replace(ext, "::");
+    }
+    text.split("::")
+        .flat_map(|part| part.split(['.', '/']))
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// A symbol's full path as segments, and how many of them are its qualified name.
+fn symbol_segments(symbol: &IndexSymbol) -> (Vec<String>, usize) {
+    let (path, qualname) = symbol.id.split_once("::").unwrap_or((&symbol.id, ""));
+    let stem = path.rsplit_once('.').map_or(path, |(stem, _)| stem);
+    let mut segments: Vec<String> = stem
+        .split('/')
+        .filter(|s| !matches!(*s, "" | "__init__" | "mod"))
+        .map(str::to_string)
+        .collect();
+    let qualified: Vec<String> = if qualname.is_empty() {
+        Vec::new()
+    } else {
+        let bare = qualname.split('#').next().unwrap_or(qualname);
+        bare.split("::")
+            .flat_map(|part| part.split('.'))
+            .map(str::to_string)
+            .collect()
+    };
+    let q = qualified.len();
+    segments.extend(qualified);
+    (segments, q)
+}
+
+/// The symbol `name` means, by the rules of the module comment.
+pub fn resolve(symbols: &[IndexSymbol], name: &str) -> Result<u32, NameError> {
+    if let Some(i) = symbols.iter().position(|s| s.id == name) {
+        return Ok(i as u32);
+    }
+    let wanted = name_segments(name);
+    if wanted.is_empty() {
+        return Err(NameError::Unknown {
+            name: name.to_string(),
+            nearest: Vec::new(),
+        });
+    }
+    // (whole qualified name, product, first definition): higher is better.
+    let mut best: Option<(bool, bool, bool)> = None;
+    let mut found: Vec<u32> = Vec::new();
+    for (i, symbol) in symbols.iter().enumerate() {
+        let (segments, qualified) = symbol_segments(symbol);
+        if segments.len() < wanted.len() || !segments.ends_with(&wanted) {
+            continue;
+        }
+        // A bare short name never means a module: modules are named by path.
+        if symbol.kind == NodeKind::Module && wanted.len() == 1 {
+            continue;
+        }
+        let key = (
+            qualified > 0 && wanted.len() >= qualified,
+            symbol.role == Role::Product,
+            !symbol.id.contains('#'),
+        );
+        match best {
+            Some(b) if key < b => {}
+            Some(b) if key == b => found.push(i as u32),
+            _ => {
+                best = Some(key);
+                found = vec![i as u32];
+            }
+        }
+    }
+    match found.len() {
+        1 => Ok(found[0]),
+        0 => Err(NameError::Unknown {
+            name: name.to_string(),
+            nearest: nearest_names(symbols, &wanted),
+        }),
+        _ => Err(NameError::Ambiguous {
+            name: name.to_string(),
+            candidates: found
+                .iter()
+                .map(|&i| symbols[i as usize].id.clone())
+                .collect(),
+        }),
+    }
+}
+
+/// Ids of the symbols whose last segment is nearest to the name's (a typo), else whose last
+/// segment contains it.
+fn nearest_names(symbols: &[IndexSymbol], wanted: &[String]) -> Vec<String> {
+    let Some(last) = wanted.last() else {
+        return Vec::new();
+    };
+    let names: Vec<&str> = symbols.iter().map(|s| s.name.as_str()).collect();
+    let target = match tg_shared::suggest::nearest(last, &names) {
+        Some(n) => n,
+        None => {
+            let lower = last.to_lowercase();
+            let mut out: Vec<String> = symbols
+                .iter()
+                .filter(|s| s.kind != NodeKind::Module && s.name.to_lowercase().contains(&lower))
+                .map(|s| s.id.clone())
+                .collect();
+            out.sort();
+            out.truncate(LISTED);
+            return out;
+        }
+    };
+    let mut out: Vec<String> = symbols
+        .iter()
+        .filter(|s| s.name == target)
+        .map(|s| s.id.clone())
+        .collect();
+    out.sort();
+    out.truncate(LISTED);
+    out
+}
+
+impl NameError {
+    pub fn message(&self) -> String {
+        match self {
+            NameError::Unknown { name, nearest } if nearest.is_empty() => {
+                format!("no symbol named `{name}`")
+            }
+            NameError::Unknown { name, nearest } => {
+                format!(
+                    "no symbol named `{name}`; did you mean {}?",
+                    nearest.join(", ")
+                )
+            }
+            NameError::Ambiguous { name, candidates } => format!(
+                "`{name}` is ambiguous: {} symbols match: {}{}",
+                candidates.len(),
+                candidates[..candidates.len().min(LISTED)].join(", "),
+                if candidates.len() > LISTED {
+                    ", ..."
+                } else {
+                    ""
+                }
+            ),
+        }
+    }
+
+    pub fn hint(&self) -> &'static str {
+        match self {
+            NameError::Unknown { .. } => "use an id (path::Qualified.name), a qualified name (Type.method, Type::method, module.function) or a unique short name; `tldrgraph query` finds ids",
+            NameError::Ambiguous { .. } => "give the id (path::Qualified.name) of the one you mean, or more of its path",
+        }
+    }
+
+    /// The error as a JSON object, for `--json`: what a client can act on without parsing prose.
+    pub fn to_json(&self) -> serde_json::Value {
+        let (kind, name, list) = match self {
+            NameError::Unknown { name, nearest } => ("unknown_symbol", name, nearest),
+            NameError::Ambiguous { name, candidates } => ("ambiguous_symbol", name, candidates),
+        };
+        serde_json::json!({
+            "error": kind,
+            "name": name,
+            "message": self.message(),
+            "hint": self.hint(),
+            "candidates": list,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn symbol(id: &str, kind: NodeKind, role: Role) -> IndexSymbol {
+        let name = id
+            .rsplit(['.', ':', '/'])
+            .next()
+            .unwrap_or(id)
+            .split('#')
+            .next()
+            .unwrap_or(id)
+            .to_string();
+        IndexSymbol {
+            id: id.to_string(),
+            kind,
+            name,
+            file: id.split("::").next().unwrap_or(id).to_string(),
+            line_start: 1,
+            line_end: 2,
+            layer: None,
+            role,
+            implements: None,
+            signature: None,
+            intent: None,
+            intent_source: None,
+            intent_current: false,
+            doc: None,
+            parent: None,
+            text_hash: String::new(),
+            vector: 0,
+        }
+    }
+
+    fn fixture() -> Vec<IndexSymbol> {
+        use NodeKind::*;
+        vec![
+            symbol("typer/main.py", Module, Role::Product),
+            symbol("typer/main.py::get_command", Function, Role::Product),
+            symbol("typer/main.py::Typer.command", Method, Role::Product),
+            symbol(
+                "typer/cli.py::TyperCLIGroup.get_command",
+                Method,
+                Role::Product,
+            ),
+            symbol("tests/test_main.py::get_command", Function, Role::Test),
+            symbol("src/walk.rs::WalkBuilder::build", Method, Role::Product),
+            symbol("src/dir.rs::IgnoreBuilder::build", Method, Role::Product),
+            symbol("pkg/a.py::C.value", Method, Role::Product),
+            symbol("pkg/a.py::C.value#2", Method, Role::Product),
+            symbol("pkg/b.py::run", Function, Role::Product),
+            symbol("pkg/c.py::run", Function, Role::Product),
+        ]
+    }
+
+    fn id(symbols: &[IndexSymbol], name: &str) -> Result<String, NameError> {
+        resolve(symbols, name).map(|i| symbols[i as usize].id.clone())
+    }
+
+    #[test]
+    fn the_forms_an_agent_types_find_the_symbol() {
+        let s = fixture();
+        let want = |name: &str, expected: &str| {
+            assert_eq!(id(&s, name).as_deref(), Ok(expected), "{name}")
+        };
+        want(
+            "typer/main.py::Typer.command",
+            "typer/main.py::Typer.command",
+        );
+        want("main.py::Typer.command", "typer/main.py::Typer.command");
+        want("Typer.command", "typer/main.py::Typer.command");
+        want("Typer::command", "typer/main.py::Typer.command");
+        want("typer.main.Typer.command", "typer/main.py::Typer.command");
+        want("WalkBuilder::build", "src/walk.rs::WalkBuilder::build");
+        want("WalkBuilder.build", "src/walk.rs::WalkBuilder::build");
+        want(
+            "walk::WalkBuilder::build",
+            "src/walk.rs::WalkBuilder::build",
+        );
+        // A function named exactly so beats a method that only ends with the name, and
+        // product code beats a test helper of the same name.
+        want("get_command", "typer/main.py::get_command");
+        want("main.get_command", "typer/main.py::get_command");
+        want(
+            "TyperCLIGroup.get_command",
+            "typer/cli.py::TyperCLIGroup.get_command",
+        );
+        // A property's getter over its setter.
+        want("C.value", "pkg/a.py::C.value");
+    }
+
+    #[test]
+    fn an_ambiguous_name_lists_its_candidates_and_a_typo_its_nearest() {
+        let s = fixture();
+        match id(&s, "run") {
+            Err(NameError::Ambiguous { candidates, .. }) => {
+                assert_eq!(candidates, vec!["pkg/b.py::run", "pkg/c.py::run"])
+            }
+            other => panic!("{other:?}"),
+        }
+        match id(&s, "build") {
+            Err(NameError::Ambiguous { candidates, .. }) => assert_eq!(candidates.len(), 2),
+            other => panic!("{other:?}"),
+        }
+        match id(&s, "get_comand") {
+            Err(NameError::Unknown { nearest, .. }) => assert_eq!(
+                nearest,
+                vec![
+                    "tests/test_main.py::get_command",
+                    "typer/cli.py::TyperCLIGroup.get_command",
+                    "typer/main.py::get_command"
+                ]
+            ),
+            other => panic!("{other:?}"),
+        }
+        let json = resolve(&s, "run").unwrap_err().to_json();
+        assert_eq!(json["error"], "ambiguous_symbol");
+        assert_eq!(json["candidates"][1], "pkg/c.py::run");
+    }
+}

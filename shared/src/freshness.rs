@@ -1,0 +1,187 @@
+//! Whether the last build is still current: the sources' content hashes (and those of the
+//! layers config, the approval and the stored intents) against the ones the build saw, kept in
+//! `.tldrgraph/state.json`. `tldrgraph status` reports it whole; every answer of tg-query says
+//! it in one line.
+
+use crate::hash::content_hash;
+use crate::layers::{self, CONFIG_FILE};
+use crate::store::{self, Store};
+use crate::walk;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// The last computed state, in `.tldrgraph/`.
+pub const STATE_FILE: &str = "state.json";
+
+/// Paths of each kind of change listed in a payload (all are counted).
+const EXAMPLES: usize = 5;
+
+/// `.tldrgraph/state.json`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct SavedState {
+    /// The contract payload printed for that build.
+    pub payload: Value,
+    /// Every source file of the build and its content hash.
+    pub files: BTreeMap<String, String>,
+    /// Files the build saw and skipped (binary, too large, unreadable): known, not hashed.
+    #[serde(default)]
+    pub skipped: Vec<String>,
+    /// Size and modification time (ns) of each skipped file: one that changes (a huge file cut
+    /// down, a binary replaced by source) makes the state stale. Not hashed: they may be huge.
+    #[serde(default)]
+    pub skipped_stamps: BTreeMap<String, (u64, u128)>,
+    /// Content hash of `.tldrgraph/layers.config.yaml` when the state was computed.
+    #[serde(default)]
+    pub config_hash: Option<String>,
+    /// Hash of approval.json and intents.ndjson when the state was computed.
+    #[serde(default)]
+    pub decisions_hash: Option<String>,
+}
+
+/// Hash of the layers config, `None` when there is none.
+pub fn config_hash(store: &Store) -> Option<String> {
+    std::fs::read(store.path(CONFIG_FILE))
+        .ok()
+        .map(|bytes| content_hash(&bytes))
+}
+
+/// Hash of the user's and agent's decisions that change the state without touching a source:
+/// the approval and the stored intents (`enrich --apply`).
+pub fn decisions_hash(store: &Store) -> Option<String> {
+    let mut hasher = crate::hash::Hasher::new();
+    for name in [crate::approval::APPROVAL_FILE, crate::intents::INTENTS_FILE] {
+        match std::fs::read(store.path(name)) {
+            Ok(bytes) => hasher.update(content_hash(&bytes).as_bytes()),
+            Err(_) => hasher.update(b"absent"),
+        };
+        hasher.update(b"\n");
+    }
+    Some(hasher.finish())
+}
+
+/// What changed since the last build.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Changes {
+    pub changed: Vec<String>,
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    pub config_changed: bool,
+    pub decisions_changed: bool,
+}
+
+impl Changes {
+    pub fn fresh(&self) -> bool {
+        self.changed.is_empty()
+            && self.added.is_empty()
+            && self.removed.is_empty()
+            && !self.config_changed
+            && !self.decisions_changed
+    }
+
+    /// `fresh`, and when stale the `changes` (counts and a few paths) and `refresh_action`.
+    pub fn to_fields(&self) -> Map<String, Value> {
+        let mut extra = Map::new();
+        extra.insert("fresh".into(), Value::Bool(self.fresh()));
+        if !self.fresh() {
+            let list = |paths: &[String]| json!({"count": paths.len(), "examples": &paths[..paths.len().min(EXAMPLES)]});
+            extra.insert(
+                "changes".into(),
+                json!({
+                    "changed": list(&self.changed),
+                    "added": list(&self.added),
+                    "removed": list(&self.removed),
+                    "config_changed": self.config_changed,
+                    "decisions_changed": self.decisions_changed,
+                }),
+            );
+            extra.insert(
+                "refresh_action".into(),
+                Value::String(
+                    "Sources, the config, the approval or the intents changed since the last build: run `tldrgraph init --json`".into(),
+                ),
+            );
+        }
+        extra
+    }
+
+    /// One line for a human: `graph is stale: 2 files changed, 1 added since the last build ...`.
+    pub fn line(&self) -> Option<String> {
+        if self.fresh() {
+            return None;
+        }
+        let mut parts = Vec::new();
+        for (n, what) in [
+            (self.changed.len(), "changed"),
+            (self.added.len(), "added"),
+            (self.removed.len(), "removed"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} file{} {what}", if n == 1 { "" } else { "s" }));
+            }
+        }
+        if self.config_changed {
+            parts.push("the layers config changed".to_string());
+        }
+        if self.decisions_changed {
+            parts.push("the approval or the intents changed".to_string());
+        }
+        Some(format!(
+            "the graph is stale: {} since the last build; run `tldrgraph init` to refresh",
+            parts.join(", ")
+        ))
+    }
+}
+
+/// The state of the last build, if there is a readable one.
+pub fn load(store: &Store) -> Option<SavedState> {
+    let bytes = std::fs::read(store.path(STATE_FILE)).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// What changed in the repository at `root` since `state` was written. Files the config's
+/// `exclude:` leaves out are not sources, so they are never "added".
+pub fn compare(root: &Path, store: &Store, state: &SavedState) -> Changes {
+    let excludes = walk::compile_excludes(&layers::repo_excludes(store))
+        .unwrap_or_else(|_| globset::GlobSet::empty());
+    let walked = walk::walk(root, &[root.to_path_buf()], &excludes);
+    let mut seen = BTreeSet::new();
+    let (mut changed, mut added) = (Vec::new(), Vec::new());
+    for file in &walked.files {
+        seen.insert(file.rel.as_str());
+        match state.files.get(&file.rel) {
+            Some(hash) => {
+                let same = std::fs::read(&file.abs).is_ok_and(|b| content_hash(&b) == *hash);
+                if !same {
+                    changed.push(file.rel.clone());
+                }
+            }
+            None if state.skipped.binary_search(&file.rel).is_ok() => {
+                // Skipped, so not hashed: its size and time tell whether it changed.
+                if let Some(before) = state.skipped_stamps.get(&file.rel) {
+                    if store::stamp(&file.abs).as_ref() != Some(before) {
+                        changed.push(file.rel.clone());
+                    }
+                }
+            }
+            None => added.push(file.rel.clone()),
+        }
+    }
+    let removed: Vec<String> = state
+        .files
+        .keys()
+        .filter(|f| !seen.contains(f.as_str()))
+        .cloned()
+        .collect();
+    Changes {
+        changed,
+        added,
+        removed,
+        config_changed: state.config_hash != config_hash(store),
+        // A state written before decisions were hashed has none: it cannot tell, so it does
+        // not claim.
+        decisions_changed: state.decisions_hash.is_some()
+            && state.decisions_hash != decisions_hash(store),
+    }
+}
