@@ -64,7 +64,7 @@ fn an_agent_goes_from_needs_layers_to_done() {
     let store = dir.join(".tldrgraph");
     let overview = fs::read_to_string(store.join("symbols.md")).expect("symbols.md");
     assert!(
-        overview.contains("- `main.py::main` (function, line 10)"),
+        overview.contains("- `main.py::main` (product, function, line 10)"),
         "{overview}"
     );
     assert!(overview.contains("| `pkg/api.py::get` | function | 3 | 1 | Fetch a URL. |"));

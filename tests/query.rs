@@ -605,3 +605,133 @@ fn tg_embed_passes_an_unchanged_stream_through_with_the_same_bytes() {
     assert!(said.contains("26 texts embedded, 0 reused"), "{said}");
     assert_eq!(third.stdout, first.stdout);
 }
+
+/// Roles decided by the language rules and by a layer's `role:`, an `exclude:` list that keeps
+/// files out of the graph (and out of "added"), answers that say when the graph is stale, and
+/// searches that put product code first.
+#[test]
+fn roles_excludes_freshness_and_product_first_search() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    let write = |path: &str, text: &str| {
+        let path = dir.join(path);
+        fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        fs::write(path, text).expect("write");
+    };
+    // A test and a docs example that both call `get`, more often than the product does; a
+    // script excluded by the config; a vendored copy a layer marks as tooling.
+    write(
+        "tests/test_api.py",
+        "from pkg.api import get\n\n\ndef test_fetch_a_url():\n    get('a')\n    get('b')\n",
+    );
+    write(
+        "docs_src/fetch.py",
+        "from pkg.api import get\n\n\ndef fetch_a_url_example():\n    return get('x')\n",
+    );
+    write("scripts/release.py", "def release():\n    return 1\n");
+    write(
+        "tools/vendor.py",
+        "def vendored_fetch(url):\n    return url\n",
+    );
+    let config = format!(
+        "{}exclude: [\"scripts/**\"]\n",
+        include_str!("fixtures/layers/python.layers.config.yaml").replace(
+            "  - id: shared\n",
+            "  - id: vendored\n    name: Vendored\n    order: 50\n    paths: [\"tools/**\"]\n    role: tooling\n  - id: shared\n",
+        )
+    );
+    write(".tldrgraph/layers.config.yaml", &config);
+    let (done, _) = init_json(dir, &["--enrich", "off"]);
+    assert_eq!(done["status"], "done", "{done}");
+
+    let graph: Value =
+        serde_json::from_slice(&fs::read(dir.join(".tldrgraph/graph.json")).expect("graph"))
+            .expect("json");
+    let role = |id: &str| -> String {
+        graph["nodes"]
+            .as_array()
+            .expect("nodes")
+            .iter()
+            .find(|n| n["id"] == id)
+            .map(|n| n["role"].as_str().unwrap_or("").to_string())
+            .unwrap_or_else(|| "absent".to_string())
+    };
+    assert_eq!(role("pkg/api.py::get"), "product");
+    assert_eq!(role("tests/test_api.py::test_fetch_a_url"), "test");
+    assert_eq!(role("docs_src/fetch.py::fetch_a_url_example"), "example");
+    assert_eq!(role("tools/vendor.py::vendored_fetch"), "tooling");
+    assert_eq!(role("scripts/release.py::release"), "absent");
+    let layers = fs::read_to_string(dir.join(".tldrgraph/layers.yaml")).expect("layers.yaml");
+    assert!(layers.contains("roles:"), "{layers}");
+    let overview = fs::read_to_string(dir.join(".tldrgraph/symbols.md")).expect("symbols.md");
+    assert!(overview.contains("by role: product "), "{overview}");
+
+    // Fresh: the excluded script is not an "added" source.
+    let (status, _) = json_payload(&tldrgraph(dir, &["status", "--json"]));
+    assert_eq!(status["fresh"], true, "{status}");
+    let (answer, _) = json_payload(&tldrgraph(dir, &["query", "fetch a url", "--json"]));
+    assert_eq!(answer["fresh"], true);
+    // Product first: the test and the example match the words better, and come after.
+    let ids: Vec<&str> = answer["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    assert_eq!(ids.first(), Some(&"pkg/api.py::get"), "{ids:?}");
+    let first_other = ids
+        .iter()
+        .position(|id| id.starts_with("tests/") || id.starts_with("docs_src/"));
+    let last_product = ids
+        .iter()
+        .rposition(|id| id.starts_with("pkg/") || id.starts_with("main"));
+    if let (Some(other), Some(product)) = (first_other, last_product) {
+        assert!(product < other, "{ids:?}");
+    }
+    // --include-tests ranks by score alone; --exclude-layer removes a layer; --layer repeats.
+    let (all, _) = json_payload(&tldrgraph(
+        dir,
+        &["query", "fetch a url example", "--json", "--include-tests"],
+    ));
+    assert_eq!(
+        all["results"][0]["id"], "docs_src/fetch.py::fetch_a_url_example",
+        "{all}"
+    );
+    let (only, _) = json_payload(&tldrgraph(
+        dir,
+        &[
+            "query", "fetch", "--json", "--layer", "api", "--layer", "models",
+        ],
+    ));
+    assert!(only["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .all(|r| r["id"].as_str().unwrap_or("").starts_with("pkg/")));
+    let (without, _) = json_payload(&tldrgraph(
+        dir,
+        &["query", "fetch a url", "--json", "--exclude-layer", "api"],
+    ));
+    assert!(!without["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .any(|r| r["id"].as_str().unwrap_or("").starts_with("pkg/api.py")));
+    let bad = tldrgraph(dir, &["query", "x", "--layer", "apj"]);
+    assert_eq!(bad.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("did you mean `api`?"));
+
+    // A source edited since the build: every answer says so, with counts.
+    write("pkg/util.py", "def helper():\n    return 2\n");
+    let (stale, _) = json_payload(&tldrgraph(dir, &["query", "fetch a url", "--json"]));
+    assert_eq!(stale["fresh"], false);
+    assert_eq!(stale["changes"]["changed"]["count"], 1);
+    let text = String::from_utf8_lossy(&tldrgraph(dir, &["trace", "main.py::main", "get"]).stdout)
+        .to_string();
+    assert!(
+        text.starts_with("> Note: the graph is stale: 1 file changed since the last build"),
+        "{text}"
+    );
+    let (dead, _) = json_payload(&tldrgraph(dir, &["dead-code", "--json"]));
+    assert_eq!(dead["fresh"], false);
+}

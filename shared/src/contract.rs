@@ -45,6 +45,9 @@ pub struct DirectoryCount {
     /// Repo-relative, `.` for the root.
     pub path: String,
     pub symbols: u64,
+    /// Of `symbols`, those of product code (not tests, examples, tooling or generated).
+    #[serde(default)]
+    pub product: u64,
     pub files: u64,
     /// `false` when only the files directly in `path` are counted (its subdirectories are listed
     /// separately).

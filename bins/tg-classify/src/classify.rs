@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use tg_shared::layers::{LayerConfig, NodeView};
-use tg_shared::record::{Edge, EdgeKind, Node, NodeKind, Resolution};
+use tg_shared::record::{Edge, EdgeKind, Node, NodeKind, Resolution, Role};
 
 /// What the artifacts need to know of a node.
 #[derive(Debug, Clone)]
@@ -19,6 +19,8 @@ pub struct NodeInfo {
     pub line_start: u32,
     pub doc: Option<String>,
     pub layer: usize,
+    /// The node's role, or its layer's `role:` where the config declares one.
+    pub role: Role,
     /// Dependency edges (calls, imports, includes, inherits) in and out.
     pub fan_in: u32,
     pub fan_out: u32,
@@ -86,6 +88,7 @@ pub fn node_line(config: &LayerConfig, tally: &mut Tally, node: &Node, raw: &str
     };
     let overridden = tally.overrides.get(&node.id).copied();
     let layer = overridden.unwrap_or_else(|| config.classify(&view));
+    let role = config.layers[layer].role.unwrap_or(node.role);
     let info = NodeInfo {
         id: node.id.clone(),
         kind: node.kind,
@@ -93,6 +96,7 @@ pub fn node_line(config: &LayerConfig, tally: &mut Tally, node: &Node, raw: &str
         line_start: node.line_start,
         doc: node.doc.clone(),
         layer,
+        role,
         fan_in: 0,
         fan_out: 0,
     };
@@ -102,6 +106,16 @@ pub fn node_line(config: &LayerConfig, tally: &mut Tally, node: &Node, raw: &str
     }
     tally.nodes.push(info);
     let layer_id = Value::String(config.layers[layer].id.clone());
+    let raw = if role == node.role {
+        std::borrow::Cow::Borrowed(raw)
+    } else {
+        std::borrow::Cow::Owned(rewrite(
+            raw,
+            &["role"],
+            &[("role", Value::String(role.as_str().to_string()))],
+        ))
+    };
+    let raw = raw.as_ref();
     if overridden.is_some() {
         // Recorded as such, so a reader can tell the agent's choice from the rules'.
         let source = Value::String("agent".into());

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use tg_shared::contract::DirectoryCount;
 use tg_shared::layers::LayerConfig;
-use tg_shared::record::NodeKind;
+use tg_shared::record::{NodeKind, Role};
 
 /// At most this many directories in `top_directories`.
 const MAX_DIRECTORIES: usize = 16;
@@ -40,6 +40,8 @@ fn ancestors(dir: &str) -> Vec<&str> {
 #[derive(Debug, Default, Clone, Copy)]
 struct Counts {
     symbols: u64,
+    /// Of `symbols`, product code.
+    product: u64,
     files: u64,
 }
 
@@ -52,10 +54,12 @@ struct Tree {
 
 impl Tree {
     fn build(tally: &Tally) -> Self {
-        let mut symbols_per_file: BTreeMap<&str, u64> = BTreeMap::new();
+        let mut symbols_per_file: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
         for node in &tally.nodes {
             if node.kind != NodeKind::Module {
-                *symbols_per_file.entry(node.file.as_str()).or_default() += 1;
+                let counts = symbols_per_file.entry(node.file.as_str()).or_default();
+                counts.0 += 1;
+                counts.1 += u64::from(node.role == Role::Product);
             }
         }
         let mut tree = Tree {
@@ -70,15 +74,17 @@ impl Tree {
             .chain(symbols_per_file.keys().copied())
             .collect();
         for file in files {
-            let symbols = symbols_per_file.get(file).copied().unwrap_or(0);
+            let (symbols, product) = symbols_per_file.get(file).copied().unwrap_or((0, 0));
             let dir = dir_of(file);
             let direct = tree.direct.entry(dir.to_string()).or_default();
             direct.symbols += symbols;
+            direct.product += product;
             direct.files += 1;
             let chain = ancestors(dir);
             for (i, ancestor) in chain.iter().enumerate() {
                 let counts = tree.recursive.entry((*ancestor).to_string()).or_default();
                 counts.symbols += symbols;
+                counts.product += product;
                 counts.files += 1;
                 if let Some(child) = chain.get(i + 1) {
                     tree.children
@@ -96,15 +102,27 @@ impl Tree {
 /// repository usefully: starting from the root, a directory holding more than 40% of all
 /// symbols (or any directory while fewer than 4 are listed) is replaced by its subdirectories
 /// plus its own files (`recursive: false`), as long as the list stays within 16 entries.
+/// Product code is what layers are designed for, so its symbols are what is weighed: a
+/// package outnumbered twenty to one by tests and docs examples is still split first, and a
+/// directory of tests alone is not split while product code is listed.
 pub fn top_directories(tally: &Tally) -> Vec<DirectoryCount> {
     let tree = Tree::build(tally);
     let Some(root) = tree.recursive.get(".").copied() else {
         return Vec::new();
     };
-    let total = root.symbols.max(1) as f64;
+    // Weigh product symbols when there are any (a repository of examples alone weighs all).
+    let weight = |c: &Counts| {
+        if root.product > 0 {
+            c.product
+        } else {
+            c.symbols
+        }
+    };
+    let total = weight(&root).max(1) as f64;
     let mut entries: Vec<DirectoryCount> = vec![DirectoryCount {
         path: ".".to_string(),
         symbols: root.symbols,
+        product: root.product,
         files: root.files,
         recursive: true,
     }];
@@ -117,11 +135,15 @@ pub fn top_directories(tally: &Tally) -> Vec<DirectoryCount> {
             .filter(|(_, e)| {
                 e.recursive && tree.children.contains_key(&e.path) && !wide.contains(&e.path)
             })
-            .max_by(|(_, a), (_, b)| a.symbols.cmp(&b.symbols).then(b.path.cmp(&a.path)))
+            .max_by(|(_, a), (_, b)| {
+                (weight_of(a, root.product), a.symbols)
+                    .cmp(&(weight_of(b, root.product), b.symbols))
+                    .then(b.path.cmp(&a.path))
+            })
             .map(|(i, _)| i);
         let Some(index) = candidate else { break };
         let entry = &entries[index];
-        let share = entry.symbols as f64 / total;
+        let share = weight_of(entry, root.product) as f64 / total;
         if share <= SPLIT_SHARE && entries.len() >= 4 {
             break;
         }
@@ -141,6 +163,7 @@ pub fn top_directories(tally: &Tally) -> Vec<DirectoryCount> {
             entries.push(DirectoryCount {
                 path: path.clone(),
                 symbols: direct.symbols,
+                product: direct.product,
                 files: direct.files,
                 recursive: false,
             });
@@ -153,6 +176,7 @@ pub fn top_directories(tally: &Tally) -> Vec<DirectoryCount> {
             let mut lumped = Counts::default();
             for (_, counts) in children.drain(room.saturating_sub(1)..) {
                 lumped.symbols += counts.symbols;
+                lumped.product += counts.product;
                 lumped.files += counts.files;
             }
             rest = Some(lumped);
@@ -161,6 +185,7 @@ pub fn top_directories(tally: &Tally) -> Vec<DirectoryCount> {
             entries.push(DirectoryCount {
                 path: child.clone(),
                 symbols: counts.symbols,
+                product: counts.product,
                 files: counts.files,
                 recursive: true,
             });
@@ -169,6 +194,7 @@ pub fn top_directories(tally: &Tally) -> Vec<DirectoryCount> {
             entries.push(DirectoryCount {
                 path: lumped_path(&path),
                 symbols: lumped.symbols,
+                product: lumped.product,
                 files: lumped.files,
                 recursive: true,
             });
@@ -176,6 +202,16 @@ pub fn top_directories(tally: &Tally) -> Vec<DirectoryCount> {
     }
     entries.sort_by(|a, b| b.symbols.cmp(&a.symbols).then(a.path.cmp(&b.path)));
     entries
+}
+
+/// What an entry weighs when choosing which to split: its product symbols, or all of them in a
+/// repository without product code.
+fn weight_of(entry: &DirectoryCount, root_product: u64) -> u64 {
+    if root_product > 0 {
+        entry.product
+    } else {
+        entry.symbols
+    }
 }
 
 /// The entry listing the subdirectories of `dir` that did not fit on their own.
@@ -277,6 +313,10 @@ pub fn symbols_markdown(
         }
     }
     let symbols: u64 = kinds.values().sum();
+    let mut roles: BTreeMap<Role, u64> = BTreeMap::new();
+    for node in tally.nodes.iter().filter(|n| n.kind != NodeKind::Module) {
+        *roles.entry(node.role).or_default() += 1;
+    }
     let mut md = String::new();
     let _ = writeln!(md, "# Symbols of this repository\n");
     let _ = writeln!(
@@ -286,9 +326,14 @@ pub fn symbols_markdown(
     );
     let _ = writeln!(
         md,
-        "{} files, {symbols} symbols ({}).\n",
+        "{} files, {symbols} symbols ({}); by role: {}.\n",
         tally.files.len(),
-        kind_summary(&kinds)
+        kind_summary(&kinds),
+        roles
+            .iter()
+            .map(|(role, n)| format!("{} {n}", role.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     if let Some(config) = config {
         let counts = tally.layer_counts(config.layers.len());
@@ -299,28 +344,34 @@ pub fn symbols_markdown(
         md.push('\n');
     }
     let _ = writeln!(md, "## Directories\n");
-    let _ = writeln!(md, "| directory | files | symbols | kinds |");
-    let _ = writeln!(md, "|---|---|---|---|");
+    let _ = writeln!(
+        md,
+        "| directory | files | symbols | of them product | kinds |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|");
     for (entry, kinds) in entries.iter().zip(&entry_kinds) {
         let _ = writeln!(
             md,
-            "| `{}` | {} | {} | {} |",
+            "| `{}` | {} | {} | {} | {} |",
             cell(&location(entry)),
             entry.files,
             entry.symbols,
+            entry.product,
             kind_summary(kinds)
         );
     }
+    // Product entry points before those of examples and tests.
     let mut entry_points: Vec<&NodeInfo> =
         tally.nodes.iter().filter(|n| is_entry_point(n)).collect();
-    entry_points.sort_by(|a, b| a.id.cmp(&b.id));
+    entry_points.sort_by(|a, b| (a.role, &a.id).cmp(&(b.role, &b.id)));
     if !entry_points.is_empty() {
         let _ = writeln!(md, "\n## Entry points\n");
         for node in entry_points.iter().take(MAX_ENTRY_POINTS) {
             let _ = writeln!(
                 md,
-                "- `{}` ({}, line {})",
+                "- `{}` ({}, {}, line {})",
                 node.id,
+                node.role.as_str(),
                 node.kind.as_str(),
                 node.line_start
             );
@@ -386,8 +437,14 @@ mod tests {
     use super::*;
 
     fn tally(files: &[(&str, usize)]) -> Tally {
+        let roles: Vec<(&str, usize, Role)> =
+            files.iter().map(|(f, n)| (*f, *n, Role::Product)).collect();
+        tally_with_roles(&roles)
+    }
+
+    fn tally_with_roles(files: &[(&str, usize, Role)]) -> Tally {
         let mut tally = Tally::new(1);
-        for (file, symbols) in files {
+        for (file, symbols, role) in files {
             tally.files.insert((*file).to_string(), 10);
             for i in 0..*symbols {
                 tally.nodes.push(NodeInfo {
@@ -397,12 +454,42 @@ mod tests {
                     line_start: 1,
                     doc: None,
                     layer: 0,
+                    role: *role,
                     fan_in: 0,
                     fan_out: 0,
                 });
             }
         }
         tally
+    }
+
+    #[test]
+    fn the_product_package_is_split_even_when_tests_and_examples_outnumber_it() {
+        // Shaped like typer's tree: docs examples and tests twenty to one against the package.
+        let mut files = vec![
+            ("pkg/core/a.py", 20, Role::Product),
+            ("pkg/cli/b.py", 15, Role::Product),
+            ("pkg/main.py", 10, Role::Product),
+        ];
+        let examples: Vec<String> = (0..14).map(|i| format!("docs_src/t{i:02}/x.py")).collect();
+        let tests: Vec<String> = (0..14)
+            .map(|i| format!("tests/t{i:02}/test_x.py"))
+            .collect();
+        for path in &examples {
+            files.push((path.as_str(), 40, Role::Example));
+        }
+        for path in &tests {
+            files.push((path.as_str(), 30, Role::Test));
+        }
+        let entries = top_directories(&tally_with_roles(&files));
+        let paths: Vec<&str> = entries.iter().map(|e| e.path.as_str()).collect();
+        for product in ["pkg/core", "pkg/cli", "pkg"] {
+            assert!(paths.contains(&product), "{product} in {paths:?}");
+        }
+        // Still most symbols first, and the product share told.
+        assert_eq!(paths[0], "docs_src");
+        let core = entries.iter().find(|e| e.path == "pkg/core").expect("core");
+        assert_eq!((core.symbols, core.product), (20, 20));
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub struct LayerReport {
     pub may_depend_on: Option<Vec<String>>,
     pub nodes: u64,
     pub kinds: BTreeMap<String, u64>,
+    /// Nodes by role (`product`, `test`, ...).
+    pub roles: BTreeMap<String, u64>,
     pub top_files: Vec<FileCount>,
     /// Dependency edges from this layer to each other layer.
     pub depends_on: BTreeMap<String, u64>,
@@ -52,7 +54,11 @@ pub fn build(config: &LayerConfig, has_config: bool, tally: &mut Tally) -> Layer
     let layer_count = config.layers.len();
     let mut kinds = vec![BTreeMap::<String, u64>::new(); layer_count];
     let mut files = vec![BTreeMap::<&str, u64>::new(); layer_count];
+    let mut roles = vec![BTreeMap::<String, u64>::new(); layer_count];
     for node in &tally.nodes {
+        *roles[node.layer]
+            .entry(node.role.as_str().to_string())
+            .or_default() += 1;
         *kinds[node.layer]
             .entry(node.kind.as_str().to_string())
             .or_default() += 1;
@@ -79,6 +85,7 @@ pub fn build(config: &LayerConfig, has_config: bool, tally: &mut Tally) -> Layer
             may_depend_on: layer.may_depend_on.clone(),
             nodes: counts[index],
             kinds: std::mem::take(&mut kinds[index]),
+            roles: std::mem::take(&mut roles[index]),
             top_files: top
                 .into_iter()
                 .take(TOP_FILES)

@@ -150,8 +150,8 @@ fn without_a_config_everything_is_unclassified_and_layers_are_needed() {
     assert_eq!(
         status["directories"],
         serde_json::json!([
-            {"path": "app", "symbols": 1, "files": 1, "recursive": true},
-            {"path": "lib", "symbols": 1, "files": 1, "recursive": true}
+            {"path": "app", "symbols": 1, "product": 1, "files": 1, "recursive": true},
+            {"path": "lib", "symbols": 1, "product": 1, "files": 1, "recursive": true}
         ])
     );
     assert!(dir.path().join(".tldrgraph/symbols.md").exists());

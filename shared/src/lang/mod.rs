@@ -428,6 +428,40 @@ mod tests {
     }
 
     #[test]
+    fn each_language_knows_its_tests_examples_and_tooling_by_path() {
+        use crate::record::Role::*;
+        let cases = [
+            ("typer/main.py", Product),
+            ("tests/test_main.py", Test),
+            ("pkg/test_util.py", Test),
+            ("pkg/util_test.py", Test),
+            ("conftest.py", Test),
+            ("docs_src/first/tutorial001.py", Example),
+            ("examples/app.py", Example),
+            ("docs/conf.py", Example),
+            ("scripts/release.py", Tooling),
+            ("setup.py", Tooling),
+            ("src/lib.rs", Product),
+            ("src/walk/tests.rs", Test),
+            ("tests/walk.rs", Test),
+            ("benches/walk.rs", Tooling),
+            ("examples/walk.rs", Example),
+            ("build.rs", Tooling),
+            ("lib/lz4.c", Product),
+            ("programs/lz4cli.c", Product),
+            ("tests/fuzzer.c", Test),
+            ("ossfuzz/decompress_fuzzer.c", Test),
+            ("examples/simple_buffer.c", Example),
+            ("contrib/gen_manual/gen_manual.c", Tooling),
+            ("src/util_unittest.c", Test),
+        ];
+        for (path, role) in cases {
+            let lang = for_path(path).expect("a language");
+            assert_eq!(lang.role(path), role, "{path}");
+        }
+    }
+
+    #[test]
     fn languages_by_extension() {
         assert_eq!(for_path("a/b.py").map(|l| l.id()), Some("python"));
         assert_eq!(for_path("a/b.pyi").map(|l| l.id()), Some("python"));

@@ -228,3 +228,27 @@ fn nearest_only_suggests_plausible_typos() {
     assert_eq!(nearest("symbol", &keys).as_deref(), Some("symbols"));
     assert_eq!(nearest("colour", &keys), None);
 }
+
+#[test]
+fn a_layer_may_declare_a_role_and_the_config_may_exclude_paths() {
+    let text = "version: 1\ndefault_layer: shared\nexclude: [\"vendor/**\", \"*.min.py\"]\nlayers:\n  - id: tests\n    name: Tests\n    order: 1\n    paths: [\"qa/**\"]\n    role: test\n  - id: shared\n    name: Shared\n    order: 99\n";
+    let config = parse_text(text).expect("valid");
+    assert_eq!(config.exclude, vec!["vendor/**", "*.min.py"]);
+    assert_eq!(config.layers[0].role, Some(Role::Test));
+    assert_eq!(config.layers[1].role, None);
+
+    let typo = parse_text(&text.replace("role: test", "role: tests")).expect_err("invalid");
+    assert_eq!(
+        (typo.line, typo.message.as_str()),
+        (9, "`tests` is not a role")
+    );
+    assert!(
+        typo.hint.starts_with("did you mean `test`?"),
+        "{}",
+        typo.hint
+    );
+
+    let glob = parse_text(&text.replace("\"vendor/**\"", "\"vendor/[\"")).expect_err("invalid");
+    assert_eq!(glob.line, 3, "{glob}");
+    assert!(glob.message.contains("exclude"), "{glob}");
+}
