@@ -99,6 +99,7 @@ mod tests {
             doc: None,
             layer: Some("core".into()),
             hash: "h".into(),
+            role: tg_shared::record::Role::Product,
         }
     }
 

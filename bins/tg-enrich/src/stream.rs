@@ -16,7 +16,7 @@ use tg_shared::approval;
 use tg_shared::contract::{self, EnrichmentItem, NeedsEnrichment};
 use tg_shared::exit;
 use tg_shared::intents::{self, IntentStore, Lookup, INTENTS_FILE};
-use tg_shared::record::{Candidate, NodeKind, Record, Summary};
+use tg_shared::record::{Candidate, NodeKind, Record, Role, Summary};
 use tg_shared::stage::{Failure, Input, Output, StreamCheck};
 use tg_shared::store::{self, Store, STORE_DIR};
 
@@ -38,6 +38,7 @@ pub struct SymbolInfo {
     pub doc: Option<String>,
     pub layer: Option<String>,
     pub hash: String,
+    pub role: Role,
 }
 
 /// Everything the pass learned.
@@ -210,6 +211,7 @@ fn first_pass(
                         doc: node.doc.clone(),
                         layer: node.layer.clone(),
                         hash: node.hash.clone(),
+                        role: node.role,
                     });
                 }
             }
@@ -250,10 +252,10 @@ fn first_pass(
 fn batch_item(
     symbol: &SymbolInfo,
     current_intent: Option<String>,
-    callers: &BTreeMap<&str, BTreeSet<&str>>,
-    callees: &BTreeMap<&str, BTreeSet<&str>>,
+    callers: &BTreeMap<&str, Vec<&str>>,
+    callees: &BTreeMap<&str, Vec<&str>>,
 ) -> EnrichmentItem {
-    let first = |map: &BTreeMap<&str, BTreeSet<&str>>| -> Vec<String> {
+    let first = |map: &BTreeMap<&str, Vec<&str>>| -> Vec<String> {
         map.get(symbol.id.as_str())
             .map(|set| set.iter().take(NEIGHBOURS).map(|s| s.to_string()).collect())
             .unwrap_or_default()
@@ -277,25 +279,28 @@ fn batch_item(
 }
 
 /// The size of a neighbour set when the batch lists only its first [`NEIGHBOURS`].
-fn total_if_cut(set: Option<&BTreeSet<&str>>) -> Option<u64> {
-    set.map(BTreeSet::len)
+fn total_if_cut(set: Option<&Vec<&str>>) -> Option<u64> {
+    set.map(Vec::len)
         .filter(|&n| n > NEIGHBOURS)
         .map(|n| n as u64)
 }
 
 /// Callers and callees of the symbols in `wanted`.
-type Neighbours<'a> = (
-    BTreeMap<&'a str, BTreeSet<&'a str>>,
-    BTreeMap<&'a str, BTreeSet<&'a str>>,
-);
+type Neighbours<'a> = (BTreeMap<&'a str, Vec<&'a str>>, BTreeMap<&'a str, Vec<&'a str>>);
 
-fn neighbours<'a>(calls: &'a [(String, String)], wanted: &BTreeSet<&str>) -> Neighbours<'a> {
-    let (mut callers, mut callees): Neighbours<'a> = Default::default();
-    for (src, dst) in calls {
+/// Callers and callees of the symbols in `wanted`, sorted. The callers an agent reads to say what
+/// a symbol is for are the product's: product code first, then examples and tooling; never a
+/// module (top-level code) nor a test.
+fn neighbours<'a>(seen: &'a Seen, wanted: &BTreeSet<&str>) -> Neighbours<'a> {
+    let (mut callers, mut callees): (
+        BTreeMap<&str, BTreeSet<&str>>,
+        BTreeMap<&str, BTreeSet<&str>>,
+    ) = Default::default();
+    for (src, dst) in &seen.calls {
         if src == dst {
             continue;
         }
-        if wanted.contains(dst.as_str()) {
+        if wanted.contains(dst.as_str()) && caller_rank(seen, src).is_some() {
             callers
                 .entry(dst.as_str())
                 .or_default()
@@ -308,7 +313,32 @@ fn neighbours<'a>(calls: &'a [(String, String)], wanted: &BTreeSet<&str>) -> Nei
                 .insert(dst.as_str());
         }
     }
+    let callers = callers
+        .into_iter()
+        .map(|(id, set)| {
+            let mut list: Vec<&str> = set.into_iter().collect();
+            list.sort_by_key(|caller| (caller_rank(seen, caller), *caller));
+            (id, list)
+        })
+        .collect();
+    let callees = callees
+        .into_iter()
+        .map(|(id, set)| (id, set.into_iter().collect()))
+        .collect();
     (callers, callees)
+}
+
+/// Where a caller is listed: product code 0, other code 1; `None` for a module or a test.
+fn caller_rank(seen: &Seen, id: &str) -> Option<u8> {
+    let Some(&at) = seen.index.get(id) else {
+        return Some(1);
+    };
+    let symbol = &seen.symbols[at];
+    match (symbol.kind, symbol.role) {
+        (NodeKind::Module, _) | (_, Role::Test) => None,
+        (_, Role::Product) => Some(0),
+        _ => Some(1),
+    }
 }
 
 /// The approved candidates lacking a current intent, by rank, with their previous intent.
@@ -440,7 +470,7 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
             .copied()
             .collect();
         let wanted: BTreeSet<&str> = shown.iter().map(|(s, _)| s.id.as_str()).collect();
-        let (callers, callees) = neighbours(&seen.calls, &wanted);
+        let (callers, callees) = neighbours(&seen, &wanted);
         let batch: Vec<EnrichmentItem> = shown
             .iter()
             .map(|(symbol, old)| batch_item(symbol, old.clone(), &callers, &callees))
@@ -501,7 +531,7 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
 /// Names of the symbols, by id (for prompts).
 fn seen_names(seen: &Seen) -> provider::Neighbourhood {
     let wanted: BTreeSet<&str> = seen.candidates.iter().map(|c| c.id.as_str()).collect();
-    let (callers, callees) = neighbours(&seen.calls, &wanted);
+    let (callers, callees) = neighbours(seen, &wanted);
     let name = |id: &str| {
         seen.index
             .get(id)
@@ -576,6 +606,7 @@ mod tests {
             doc: None,
             layer: None,
             hash: "h".into(),
+            role: Role::Product,
         };
         let names: Vec<String> = (0..12).map(|i| format!("a.py::caller{i:02}")).collect();
         let mut callers = BTreeMap::new();
@@ -587,5 +618,46 @@ mod tests {
         assert_eq!(item.callers[0], "a.py::caller00");
         assert_eq!(item.callers_total, Some(12));
         assert_eq!((item.callees.len(), item.callees_total), (1, None));
+    }
+
+    #[test]
+    fn callers_are_the_products_first_and_never_a_module_or_a_test() {
+        let mut seen = Seen::default();
+        for (id, kind, role) in [
+            ("pkg/a.py::hub", NodeKind::Function, Role::Product),
+            ("pkg/z.py::user", NodeKind::Function, Role::Product),
+            ("docs_src/e.py::example", NodeKind::Function, Role::Example),
+            ("tests/test_a.py::test_hub", NodeKind::Function, Role::Test),
+            ("pkg/b.py", NodeKind::Module, Role::Product),
+        ] {
+            seen.index.insert(id.to_string(), seen.symbols.len());
+            seen.symbols.push(SymbolInfo {
+                id: id.into(),
+                kind,
+                name: id.into(),
+                file: id.into(),
+                line_start: 1,
+                line_end: 2,
+                signature: None,
+                doc: None,
+                layer: None,
+                hash: "h".into(),
+                role,
+            });
+        }
+        for caller in [
+            "docs_src/e.py::example",
+            "pkg/b.py",
+            "pkg/z.py::user",
+            "tests/test_a.py::test_hub",
+        ] {
+            seen.calls.push((caller.to_string(), "pkg/a.py::hub".to_string()));
+        }
+        let wanted: BTreeSet<&str> = ["pkg/a.py::hub"].into_iter().collect();
+        let (callers, _) = neighbours(&seen, &wanted);
+        assert_eq!(
+            callers["pkg/a.py::hub"],
+            vec!["pkg/z.py::user", "docs_src/e.py::example"]
+        );
     }
 }
