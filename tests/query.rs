@@ -373,6 +373,57 @@ fn dead_code_lists_exactly_the_known_dead_functions() {
         &["dead-code", "--json", "--min-confidence", "0.8"],
     ));
     assert_eq!(high["count"], 1);
+    // What the graph cannot tell is `unknown`, with the reason: a public method may be reached
+    // through a receiver of unknown type.
+    let statuses: Vec<(&str, &str)> = answer["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap_or(""),
+                f["status"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("app/core.py::_forgotten_helper", "dead"),
+            ("app/core.py::unused_public", "dead"),
+            ("app/core.py::Store.never_called", "unknown"),
+        ]
+    );
+
+    // A name the configuration refers to is an entry point; Rust trait-impl methods and provided
+    // trait methods are called by the trait's users, never dead; a private orphan is.
+    fs::write(
+        dir.join("pyproject.toml"),
+        "[project.scripts]\nfrobnicate = \"app.core:unused_public\"\n",
+    )
+    .expect("write");
+    fs::create_dir_all(dir.join("rs/src")).expect("mkdir");
+    fs::write(
+        dir.join("rs/src/main.rs"),
+        "use std::fmt;\n\nstruct Shown;\n\nimpl fmt::Display for Shown {\n    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n        write!(f, \"shown\")\n    }\n}\n\ntrait Greeter {\n    fn provided_greeting(&self) -> u8 {\n        1\n    }\n}\n\nfn orphan_helper() -> u8 {\n    2\n}\n\nfn main() {}\n",
+    )
+    .expect("write");
+    init_json(dir, &["--enrich", "off"]);
+    let (answer, _) = json_payload(&tldrgraph(dir, &["dead-code", "--json"]));
+    let ids: Vec<&str> = answer["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["id"].as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "app/core.py::_forgotten_helper",
+            "rs/src/main.rs::orphan_helper",
+            "app/core.py::Store.never_called",
+        ]
+    );
 }
 
 /// A deterministic 8-dimensional "embedding": letters counted into buckets.

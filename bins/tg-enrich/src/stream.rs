@@ -286,16 +286,17 @@ fn total_if_cut(set: Option<&Vec<&str>>) -> Option<u64> {
 }
 
 /// Callers and callees of the symbols in `wanted`.
-type Neighbours<'a> = (BTreeMap<&'a str, Vec<&'a str>>, BTreeMap<&'a str, Vec<&'a str>>);
+type Neighbours<'a> = (
+    BTreeMap<&'a str, Vec<&'a str>>,
+    BTreeMap<&'a str, Vec<&'a str>>,
+);
 
 /// Callers and callees of the symbols in `wanted`, sorted. The callers an agent reads to say what
 /// a symbol is for are the product's: product code first, then examples and tooling; never a
 /// module (top-level code) nor a test.
 fn neighbours<'a>(seen: &'a Seen, wanted: &BTreeSet<&str>) -> Neighbours<'a> {
-    let (mut callers, mut callees): (
-        BTreeMap<&str, BTreeSet<&str>>,
-        BTreeMap<&str, BTreeSet<&str>>,
-    ) = Default::default();
+    let mut callers: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut callees: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for (src, dst) in &seen.calls {
         if src == dst {
             continue;
@@ -651,7 +652,8 @@ mod tests {
             "pkg/z.py::user",
             "tests/test_a.py::test_hub",
         ] {
-            seen.calls.push((caller.to_string(), "pkg/a.py::hub".to_string()));
+            seen.calls
+                .push((caller.to_string(), "pkg/a.py::hub".to_string()));
         }
         let wanted: BTreeSet<&str> = ["pkg/a.py::hub"].into_iter().collect();
         let (callers, _) = neighbours(&seen, &wanted);

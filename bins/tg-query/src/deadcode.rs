@@ -1,7 +1,14 @@
-//! Functions and methods nothing in the graph calls, imports or references, minus the entry
-//! points a caller outside the graph reaches: `main`, tests, dunder methods, decorated
+//! Functions and methods of the product nothing in the graph calls, imports or references, minus
+//! the entry points a caller outside the graph reaches: `main`, dunder methods, decorated
 //! (framework-registered) functions, `__all__` exports, C functions with external linkage that a
-//! header declares, Rust `pub` items of a library, trait-impl methods and `#[test]`s.
+//! header declares, Rust `pub` items of a library, methods of trait impls, provided trait
+//! methods, `#[test]`s, and names or files the repository's configuration refers to
+//! (`pyproject.toml` entry points and plugins, `setup.cfg`, `mkdocs.yml` hooks, `Cargo.toml`
+//! targets). Tests, examples and tooling are not the product: never listed.
+//!
+//! Each finding has a `status`: `dead` where the graph can tell, `unknown` where it cannot (a
+//! public method that dispatch through an untyped receiver or a base class may reach, a module
+//! that looks names up at run time with `getattr` or `importlib`), with the reason.
 //!
 //! A name that occurs anywhere in the repository besides its definition is left out too: the
 //! graph cannot see calls through untyped values, callbacks or `getattr`, and a finding must be
@@ -11,16 +18,18 @@
 //! method (0.8) is the surest; a public one may be API used from outside; a method may be reached through dynamic
 //! dispatch the resolver cannot see.
 
-use crate::graph::{is_test_path, location, source_lines, Graph};
+use crate::graph::{location, source_lines, Graph};
 use regex::Regex;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
-use tg_shared::record::NodeKind;
+use tg_shared::record::{NodeKind, Role};
 
 #[derive(Debug, Serialize)]
 pub struct Finding {
     pub id: String,
+    /// `dead`, or `unknown` when dispatch or reflection the graph cannot follow may reach it.
+    pub status: &'static str,
     pub kind: &'static str,
     pub location: String,
     pub reason: String,
@@ -61,6 +70,58 @@ fn python_exports(root: &Path, files: &BTreeSet<&str>) -> HashMap<String, BTreeS
         }
     }
     out
+}
+
+/// Configuration files that name the code a tool or framework calls.
+const CONFIG_FILES: [&str; 6] = [
+    "pyproject.toml",
+    "setup.cfg",
+    "setup.py",
+    "mkdocs.yml",
+    "mkdocs.yaml",
+    "Cargo.toml",
+];
+
+/// Identifiers and paths written in the repository's configuration files (at its root): an
+/// entry point `pkg.cli:main`, a plugin `pkg.plugin:Hook`, a mkdocs hook `docs/hooks.py`, a
+/// Cargo `[[bin]] path = "src/bin/x.rs"`. The functions they name, and every function of a file
+/// they name, are called from outside the graph.
+fn config_references(root: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
+    let (mut words, mut paths) = (BTreeSet::new(), BTreeSet::new());
+    let (Ok(word), Ok(path)) = (
+        Regex::new(r"[A-Za-z_][A-Za-z0-9_]*"),
+        Regex::new(r"[A-Za-z0-9_./-]+\.(?:py|rs|c)"),
+    ) else {
+        return (words, paths);
+    };
+    for name in CONFIG_FILES {
+        let Ok(text) = std::fs::read_to_string(root.join(name)) else {
+            continue;
+        };
+        words.extend(word.find_iter(&text).map(|m| m.as_str().to_string()));
+        paths.extend(
+            path.find_iter(&text)
+                .map(|m| m.as_str().trim_start_matches("./").to_string()),
+        );
+    }
+    (words, paths)
+}
+
+/// Files that look names up at run time (`getattr`, `importlib`, `__getattr__`, `dlsym`): a
+/// function in them may be called by a name the graph never sees.
+fn reflective_files(root: &Path, files: &BTreeSet<&str>) -> BTreeSet<String> {
+    files
+        .iter()
+        .filter(|f| {
+            std::fs::read_to_string(root.join(f)).is_ok_and(|text| {
+                text.contains("getattr(")
+                    || text.contains("importlib")
+                    || text.contains("__getattr__")
+                    || text.contains("dlsym(")
+            })
+        })
+        .map(|f| (*f).to_string())
+        .collect()
 }
 
 /// Words appearing in the repository's C headers (what a header declares is API).
@@ -145,6 +206,8 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
     let exports = python_exports(root, &files);
     let headers = header_words(root, &files);
     let words = word_counts(root, &files);
+    let (config_words, config_paths) = config_references(root);
+    let reflective = reflective_files(root, &files);
     let rust_library = root.join("src/lib.rs").exists()
         || files
             .iter()
@@ -168,9 +231,13 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
         let attributes: Vec<&String> = lines.iter().filter(|l| l.starts_with("#[")).collect();
         let definition = lines.first().map_or("", String::as_str);
         let excluded = name == "main"
+            || symbol.role != Role::Product
             || words.get(name).copied().unwrap_or(0) > 1
             || symbol.file.ends_with("__main__.py")
-            || is_test_path(&symbol.file)
+            || config_words.contains(name)
+            || config_paths.contains(&symbol.file)
+            || symbol.implements.is_some()
+            || parent.is_some_and(|p| p.kind == NodeKind::Trait)
             || name.starts_with("test")
             || (name.starts_with("__") && name.ends_with("__"))
             || decorated
@@ -190,7 +257,18 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
         if excluded {
             continue;
         }
-        let private = name.starts_with('_') || (lang == "c" && definition.contains("static"));
+        let private = name.starts_with('_')
+            || (lang == "c" && definition.contains("static"))
+            || (lang == "rust" && !definition.starts_with("pub"));
+        // Dispatch the resolver cannot follow: a public method (an untyped receiver, a base
+        // class's call) or any function of a file that looks names up at run time.
+        let dynamic = if reflective.contains(&symbol.file) {
+            Some("its file looks names up at run time (getattr, importlib): a call by name may reach it")
+        } else if symbol.kind == NodeKind::Method && !private {
+            Some("a public method: a call through a receiver of unknown type or a base class may reach it")
+        } else {
+            None
+        };
         let (confidence, why) = match (symbol.kind, private) {
             (NodeKind::Method, true) => (
                 0.8,
@@ -211,9 +289,13 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
         };
         findings.push(Finding {
             id: symbol.id.clone(),
+            status: if dynamic.is_some() { "unknown" } else { "dead" },
             kind: symbol.kind.as_str(),
             location: location(symbol),
-            reason: why.to_string(),
+            reason: match dynamic {
+                Some(dynamic) => format!("{why}; unknown: {dynamic}"),
+                None => why.to_string(),
+            },
             confidence,
         });
     }

@@ -148,17 +148,6 @@ pub fn location(symbol: &IndexSymbol) -> String {
     format!("{}:{}-{}", symbol.file, symbol.line_start, symbol.line_end)
 }
 
-/// Whether `path` (repo-relative) looks like test code.
-pub fn is_test_path(path: &str) -> bool {
-    let file = path.rsplit('/').next().unwrap_or(path);
-    path.split('/')
-        .any(|part| matches!(part, "test" | "tests" | "testing"))
-        || file.starts_with("test_")
-        || file.ends_with("_test.py")
-        || file.ends_with("_test.c")
-        || file.ends_with("_tests.rs")
-}
-
 /// Lines `a..=b` (1-based) of `root/file`, if readable.
 pub fn source_lines(root: &Path, file: &str, a: u32, b: u32) -> Option<Vec<String>> {
     let text = std::fs::read(root.join(file)).ok()?;
