@@ -11,7 +11,9 @@ usage: python3 bench/answers/run.py BIN_DIR [--corpora-tsv FILE] [--mode off|doc
   --mode         off: every init with `--enrich off` (zero-token mode); doc: approve the plan and
                  answer each needs_enrichment batch with the symbols' own `doc` line (items with
                  no doc are skipped, and the build is then finished with `--enrich off`);
-                 both: one run of each (default: off)
+                 agent: answer with the intents an agent wrote for the corpus's plan, reading
+                 the code and not the expected answers (bench/answers/intents/<corpus>.json);
+                 both: off and agent (default: off)
   --json OUT     also write the raw results
   --only CORPUS  one corpus (repeatable)
 
@@ -107,9 +109,15 @@ def first_paragraph(doc):
     return " ".join(para.split())
 
 
-def drive_init(tg, repo, mode, scratch):
+def drive_init(tg, repo, mode, scratch, written=None):
     """Runs `tldrgraph init --json` until `done` (or a cap), answering each state as an agent
-    would. Returns (log, final_state, seconds)."""
+    would: in mode doc with each item's doc line, in mode agent with the intents an agent wrote
+    for the corpus (`written`, id -> intent). Returns (log, final_state, seconds)."""
+    def intent_for(item):
+        if mode == "agent":
+            return (written or {}).get(item["id"], "")
+        return first_paragraph(item.get("doc") or "")
+
     log = []
     extra = ["--enrich", "off"] if mode == "off" else []
     approve = False
@@ -140,12 +148,12 @@ def drive_init(tg, repo, mode, scratch):
             batch = state.get("batch") or []
             intents = []
             for item in batch:
-                intent = first_paragraph(item.get("doc") or "")
+                intent = intent_for(item)
                 if intent and item["id"] not in answered:
                     intents.append({"id": item["id"], "intent": intent})
-            skipped = sum(1 for item in batch if not first_paragraph(item.get("doc") or ""))
+            skipped = sum(1 for item in batch if not intent_for(item))
             entry["note"] = (f"batch {len(batch)}, pending {state.get('pending')}: "
-                             f"{len(intents)} answered from doc, {skipped} without doc skipped")
+                             f"{len(intents)} answered ({mode}), {skipped} without an intent skipped")
             if not intents:
                 # nothing more we can answer: finish the build without summaries
                 entry["note"] += "; finishing with --enrich off"
@@ -393,7 +401,12 @@ def run_corpus(bin_dir, answers, corpus_name, corpus, mode):
             result["warning"] = f"no layer config {config}"
         scratch = os.path.join(tmp, "scratch")
         os.makedirs(scratch)
-        log, state, seconds, n_intents = drive_init(tg, repo, mode, scratch)
+        written = {}
+        intents_file = os.path.join(HERE, "intents", f"{name}.json")
+        if mode == "agent" and os.path.exists(intents_file):
+            with open(intents_file) as f:
+                written = {e["id"]: e["intent"] for e in json.load(f)}
+        log, state, seconds, n_intents = drive_init(tg, repo, mode, scratch, written)
         result.update(init_log=log, init_seconds=round(seconds, 2), intents_applied=n_intents,
                       final_state={k: v for k, v in (state or {}).items() if k != "batch"})
         ids = Ids(repo)
@@ -493,7 +506,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("bin_dir")
     ap.add_argument("--corpora-tsv")
-    ap.add_argument("--mode", choices=["off", "doc", "both"], default="off")
+    ap.add_argument("--mode", choices=["off", "doc", "agent", "both"], default="off")
     ap.add_argument("--json", dest="json_out")
     ap.add_argument("--only", action="append")
     args = ap.parse_args()
@@ -511,7 +524,7 @@ def main():
     print(f"# Answer benchmark\n\ndate: {meta['date']}  \nmachine: {meta['machine']}  \n"
           f"binaries: {bin_dir} ({version})  \nanswers at: {head}  \nmode: {args.mode}")
     corpora = read_corpora(args.corpora_tsv)
-    modes = ["off", "doc"] if args.mode == "both" else [args.mode]
+    modes = ["off", "agent"] if args.mode == "both" else [args.mode]
     results = []
     for answers in read_answers(args.only):
         corpus_name, corpus = find_corpus(answers["corpus"], corpora)
