@@ -99,7 +99,7 @@ pub struct TypeFact {
 
 /// Bumped whenever extraction changes what it produces, so caches written by an older build are
 /// not trusted.
-pub const EXTRACTOR_REVISION: u32 = 12;
+pub const EXTRACTOR_REVISION: u32 = 13;
 
 /// Nesting depth (syntax tree levels) beyond which extraction stops descending. Real code stays
 /// far below it; generated or hostile files may not.
@@ -270,6 +270,11 @@ pub trait Language: Sync + Send {
     /// tests, examples and tooling ([`role`] holds the shared walk). Generated files and
     /// test-only symbols are told apart by the extractor, which sees their contents.
     fn role(&self, path: &str) -> crate::record::Role;
+    /// The source as the grammar should see it: the same bytes and lines, with constructs the
+    /// grammar cannot parse without a preprocessor blanked out (C's `extern "C" {` wrappers).
+    fn prepare_source<'s>(&self, source: &'s str) -> std::borrow::Cow<'s, str> {
+        std::borrow::Cow::Borrowed(source)
+    }
     /// The keys other files use to name this file's module, most specific first.
     /// `is_package_dir` tells whether a repo-relative directory is a package of the language
     /// (Python: holds an `__init__.py`), for languages whose names start at import roots.
@@ -376,6 +381,7 @@ thread_local! {
 /// Parses `source` with the language's grammar (one parser per thread and language) and
 /// extracts its facts. The tree is dropped before returning: trees cost ~20x their source.
 pub fn extract_file(lang: &dyn Language, path: &str, source: &str) -> Result<FileFacts, String> {
+    let source: &str = &lang.prepare_source(source);
     let tree = PARSERS.with(|parsers| {
         let mut parsers = parsers.borrow_mut();
         let parser = match parsers.entry(lang.id()) {

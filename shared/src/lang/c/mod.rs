@@ -67,6 +67,10 @@ impl Language for C {
         extract(path, source, tree.root_node())
     }
 
+    fn prepare_source<'s>(&self, source: &'s str) -> std::borrow::Cow<'s, str> {
+        blank_cplusplus_linkage(source)
+    }
+
     /// Every `/`-suffix of the path: `#include "x.h"` and `<lib/x.h>` name files by suffix.
     fn module_keys(&self, path: &str, _is_package_dir: &dyn Fn(&str) -> bool) -> Vec<String> {
         let mut keys = vec![path.to_string()];
@@ -349,6 +353,64 @@ fn push_symbol(
 
 /// The name a function definition declares: the identifier inside the first
 /// `function_declarator` of the declarator chain (`*f(int)`, `(f)(void)`, `f(a, b) int a;`).
+/// `#ifdef __cplusplus` / `extern "C" {` / `#endif` ... `#ifdef __cplusplus` / `}` / `#endif`:
+/// the braces of the linkage block sit in two conditional blocks, and the grammar, which sees
+/// both branches, opens a block that never closes and can lose the definitions after it. The
+/// brace lines inside conditionals on `__cplusplus` are blanked (spaces, so bytes and lines stay
+/// where they were); for C they do not exist anyway.
+fn blank_cplusplus_linkage(source: &str) -> std::borrow::Cow<'_, str> {
+    if !source.contains("__cplusplus") {
+        return std::borrow::Cow::Borrowed(source);
+    }
+    let mut out = String::with_capacity(source.len());
+    // Nesting of #if blocks, and the depth of the innermost one conditional on __cplusplus.
+    let (mut depth, mut cplusplus_at): (usize, Option<usize>) = (0, None);
+    let mut changed = false;
+    for line in source.split_inclusive('\n') {
+        let trimmed = line.trim();
+        let directive = trimmed
+            .strip_prefix('#')
+            .map(|rest| rest.trim_start())
+            .unwrap_or("");
+        let word = directive
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .next()
+            .unwrap_or("");
+        match word {
+            "if" | "ifdef" | "ifndef" if trimmed.starts_with('#') => {
+                depth += 1;
+                if directive.contains("__cplusplus") && cplusplus_at.is_none() {
+                    cplusplus_at = Some(depth);
+                }
+            }
+            "endif" if trimmed.starts_with('#') => {
+                if cplusplus_at == Some(depth) {
+                    cplusplus_at = None;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            "else" | "elif" if trimmed.starts_with('#') && cplusplus_at == Some(depth) => {
+                // The other branch is C's: kept as written.
+                cplusplus_at = None;
+            }
+            _ => {}
+        }
+        let linkage =
+            trimmed == "}" || (trimmed.starts_with("extern \"C") && trimmed.ends_with('{'));
+        if cplusplus_at.is_some() && linkage {
+            out.extend(line.chars().map(|c| if c == '\n' { c } else { ' ' }));
+            changed = true;
+        } else {
+            out.push_str(line);
+        }
+    }
+    if changed {
+        std::borrow::Cow::Owned(out)
+    } else {
+        std::borrow::Cow::Borrowed(source)
+    }
+}
+
 pub(super) fn function_name<'s>(declarator: Node, source: &'s str) -> Option<&'s str> {
     let mut node = declarator;
     let mut seen_function = false;
@@ -401,4 +463,27 @@ fn type_name<'s>(declarator: Node, source: &'s str) -> Option<&'s str> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod linkage_tests {
+    use super::blank_cplusplus_linkage;
+
+    #[test]
+    fn cplusplus_linkage_braces_are_blanked_in_place() {
+        let source = "#if defined (__cplusplus)\nextern \"C\" {\n#endif\nint f(void);\n#ifdef __cplusplus\n}\n#endif\nint g(void) {\n}\n";
+        let prepared = blank_cplusplus_linkage(source);
+        assert_eq!(prepared.len(), source.len());
+        assert_eq!(prepared.lines().count(), source.lines().count());
+        assert!(!prepared.contains("extern"), "{prepared}");
+        // g's own closing brace is outside the conditionals and stays.
+        assert!(prepared.ends_with("int g(void) {\n}\n"), "{prepared}");
+        assert_eq!(prepared.lines().nth(5), Some(" "));
+        // A file without the idiom is passed through untouched.
+        let plain = "int main(void) { return 0; }\n";
+        assert!(matches!(
+            blank_cplusplus_linkage(plain),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 }

@@ -4,11 +4,12 @@
 //! f(...)`, `IMPLEMENT_ASN1_FUNCTIONS(T)` on a line of its own) and its error recovery can fold
 //! the functions that follow into one ERROR subtree. Here each such region is parsed again from
 //! the lines where a top-level definition may start, skipping a leading ALL-CAPS macro word, until
-//! the definitions inside come out clean. Reparses cover only the region (tree-sitter's included
-//! ranges keep the original byte and line positions) and are bounded per file.
+//! the definitions inside come out clean. Reparses cover only the region, a window of it at a
+//! time (tree-sitter's included ranges keep the original byte and line positions), and are
+//! bounded per file.
 
 use super::{function_name, walk};
-use crate::lang::util::start_line;
+use crate::lang::util::end_line;
 use crate::lang::FileFacts;
 use crate::record::NodeKind;
 use std::collections::HashSet;
@@ -18,6 +19,10 @@ use tree_sitter::{Node, Parser, Point, Range};
 /// size): recovery must never cost more than a couple of parses of the file.
 const MAX_REPARSES: usize = 48;
 const MAX_REPARSED_FILE_SIZES: usize = 2;
+/// What one reparse covers from its candidate line: a region can be a whole file (a broken
+/// `#ifndef` around everything), and reparsing to its end from every broken spot would spend
+/// the budget on the first few. A definition longer than the window is retried whole.
+const WINDOW: usize = 16 * 1024;
 
 pub(super) fn recover(root: Node, source: &str, dir: &str, facts: &mut FileFacts) {
     let mut regions = Vec::new();
@@ -36,28 +41,51 @@ pub(super) fn recover(root: Node, source: &str, dir: &str, facts: &mut FileFacts
         .symbols
         .iter()
         .filter(|s| s.kind == NodeKind::Function)
-        .map(|s| (s.name.clone(), s.line_start))
+        .map(|s| (s.name.clone(), s.line_end))
         .collect();
     let mut budget = MAX_REPARSES;
     let mut byte_budget = source.len().saturating_mul(MAX_REPARSED_FILE_SIZES);
     for (start, end) in regions {
         let mut from = start;
+        let mut window = WINDOW;
+        // Set when the item at a candidate ran past the region: reparse it to the file's end.
+        let mut whole_rest = false;
         while budget > 0 {
             let Some(candidate) = next_candidate(source, from, end) else {
                 break;
             };
-            let Some(left) = byte_budget.checked_sub(end - candidate) else {
+            let stop = if whole_rest {
+                source.len()
+            } else if end - candidate > window {
+                line_end(source, candidate + window).min(end)
+            } else {
+                end
+            };
+            let Some(left) = byte_budget.checked_sub(stop - candidate) else {
                 return;
             };
             byte_budget = left;
             budget -= 1;
-            let ranges = included_ranges(source, candidate, end);
+            let ranges = included_ranges(source, candidate, stop);
             if parser.set_included_ranges(&ranges).is_err() {
                 break;
             }
             let Some(tree) = parser.parse(source, None) else {
                 break;
             };
+            if stop < source.len() && !whole_rest && cuts_an_item(source, candidate, stop) {
+                // The window (or the region, which ends where the error's loose pieces do) cut
+                // the first item in two: the same candidate again, to the region's end, then to
+                // the file's.
+                if stop < end {
+                    window = end - candidate;
+                } else {
+                    whole_rest = true;
+                }
+                continue;
+            }
+            window = WINDOW;
+            whole_rest = false;
             // Accept the clean definitions, in order, up to the first broken top-level node.
             let mut resume = None;
             let mut cursor = tree.root_node().walk();
@@ -79,7 +107,9 @@ pub(super) fn recover(root: Node, source: &str, dir: &str, facts: &mut FileFacts
                     .child_by_field_name("declarator")
                     .and_then(|d| function_name(d, source));
                 if let Some(name) = name {
-                    if known.insert((name.to_string(), start_line(child))) {
+                    // Keyed by the last line: a reparse without a macro line before the
+                    // definition starts it a line later, and must not add it twice.
+                    if known.insert((name.to_string(), end_line(child))) {
                         // The ordinary walker: the definition and the calls in its body.
                         walk(child, source, dir, facts, &mut Vec::new());
                     }
@@ -92,6 +122,44 @@ pub(super) fn recover(root: Node, source: &str, dir: &str, facts: &mut FileFacts
             };
         }
     }
+}
+
+/// Whether `[candidate, stop)` ends inside a brace it opened: the item there was cut in two.
+/// Braces in comments, strings and character literals are not counted.
+fn cuts_an_item(source: &str, candidate: usize, stop: usize) -> bool {
+    let bytes = &source.as_bytes()[candidate..stop];
+    let (mut depth, mut i) = (0i64, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i = find(bytes, i + 2, b"*/").map_or(bytes.len(), |j| j + 2);
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = find(bytes, i, b"\n").unwrap_or(bytes.len());
+                continue;
+            }
+            quote @ (b'"' | b'\'') => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote && bytes[i] != b'\n' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'{' => depth += 1,
+            b'}' => depth -= 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    depth > 0
+}
+
+fn find(haystack: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    haystack
+        .get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|p| from + p)
 }
 
 /// Everything of a function definition but its body parsed without error (so its first line
@@ -274,7 +342,8 @@ fn included_ranges(source: &str, start: usize, end: usize) -> Vec<Range> {
             _ if conditionals.iter().any(|&past_first| past_first) => {}
             _ => {
                 let mut from = pos;
-                for (word_start, word_len) in macro_words(line) {
+                let following = &source[next..line_end(source, next.min(source.len()))];
+                for (word_start, word_len) in macro_words(&head_line(line, following)) {
                     keep(from, pos + word_start);
                     from = pos + word_start + word_len;
                 }
@@ -284,6 +353,29 @@ fn included_ranges(source: &str, start: usize, end: usize) -> Vec<Range> {
         pos = next;
     }
     kept.into_iter().map(|(a, b)| range(source, a, b)).collect()
+}
+
+/// The line as [`macro_words`] should read it: a definition whose name starts the next line
+/// (`LZ4_FORCE_INLINE int` / `LZ4_decompress_generic(...)`) has its whole head on this one, so
+/// the next line's `(` is put at its end.
+fn head_line(line: &str, following: &str) -> String {
+    let starts_top_level = line
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
+    let name_then_paren = following
+        .split('(')
+        .next()
+        .filter(|_| following.contains('('))
+        .is_some_and(|name| {
+            let name = name.trim();
+            !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        });
+    let mut head = line.trim_end_matches(['\n', '\r']).to_string();
+    if starts_top_level && !head.contains('(') && name_then_paren {
+        head.push_str(" (");
+    }
+    head
 }
 
 /// Offsets and lengths of the ALL-CAPS words, before the line's first `(`, that are followed by
@@ -355,6 +447,22 @@ mod tests {
             vec![(4, 7)]
         );
         assert_eq!(macro_words("LZ4_FORCE_INLINE int"), vec![]);
+        // A head whose name starts the next line is read with it.
+        let head = head_line(
+            "LZ4_FORCE_INLINE const BYTE*\n",
+            "LZ4_getPosition(const BYTE* p,\n",
+        );
+        assert_eq!(macro_words(&head), vec![(0, 16)]);
+        assert_eq!(
+            macro_words(&head_line(
+                "LZ4_FORCE_INLINE int\n",
+                "LZ4_decompress_generic(\n"
+            )),
+            vec![(0, 16)]
+        );
+        // Not inside a body, nor before a line that is not a declarator.
+        assert_eq!(head_line("    U32 const h\n", "f(x);\n"), "    U32 const h");
+        assert_eq!(head_line("MACRO int\n", "x = 1;\n"), "MACRO int");
         assert_eq!(macro_words("STACK_OF(X) *f(void)"), vec![]);
         assert_eq!(macro_words("static int f(void)"), vec![]);
     }
