@@ -713,3 +713,73 @@ fn golden_payloads_keep_the_seed_specs_field_types() {
         }
     }
 }
+
+/// A user who approves part of the plan and declines the rest reaches `done` and stays there;
+/// the decision shows in `done`, survives reruns, asks about new candidates only, and is
+/// withdrawn by `approve --revoke`.
+#[test]
+fn a_partial_approval_that_declines_the_rest_ends_and_stays_ended() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    // Without the fixture's budget of five: the whole core is planned, so new code joins it.
+    let unbudgeted = PYTHON_LAYERS.replace("plan:\n  max_symbols: 5\n", "");
+    assert_ne!(unbudgeted, PYTHON_LAYERS);
+    fs::create_dir_all(dir.join(".tldrgraph")).expect("mkdir");
+    write_config(dir, &unbudgeted);
+    let (asked, _) = init_json(dir, &[]);
+    assert_eq!(asked["status"], "needs_confirmation");
+    let all = asked["candidates_count"].as_u64().expect("count");
+    assert!(all >= 3, "{asked}");
+    // Approve two, enrich them.
+    let (batch, _) = init_json(dir, &["--yes", "--limit", "2"]);
+    let (after, rounds) = answer_batches(dir, batch);
+    assert_eq!(rounds.concat().len(), 2);
+    // The rest is still asked about, until declined.
+    assert_eq!(after["status"], "needs_confirmation", "{after}");
+    let declined = run("tldrgraph", dir, &["approve", "--decline-rest"]);
+    assert!(
+        declined.status.success(),
+        "{}",
+        String::from_utf8_lossy(&declined.stderr)
+    );
+    for _ in 0..2 {
+        let (done, _) = init_json(dir, &[]);
+        assert_eq!(done["status"], "done", "{done}");
+        assert_eq!(
+            (done["enriched"].as_u64(), done["declined"].as_u64()),
+            (Some(2), Some(all - 2))
+        );
+    }
+    let (status, _) = status_code(dir);
+    assert_eq!(status["declined"], all - 2, "{status}");
+    let shown = String::from_utf8_lossy(&run("tldrgraph", dir, &["approve"]).stdout).to_string();
+    assert!(shown.contains(&format!("{} declined", all - 2)), "{shown}");
+
+    // New code brings a new candidate: only it is asked about.
+    fs::write(
+        dir.join("pkg/util.py"),
+        fs::read_to_string(dir.join("pkg/util.py")).expect("read")
+            + "\n\ndef brand_new(value):\n    total = value + 1\n    total = helper() + total\n    return total\n",
+    )
+    .expect("write");
+    fs::write(
+        dir.join("pkg/web.py"),
+        fs::read_to_string(dir.join("pkg/web.py")).expect("read")
+            + "\n\ndef uses_new():\n    from pkg.util import brand_new\n    return brand_new(1) + brand_new(2)\n",
+    )
+    .expect("write");
+    let (new, _) = init_json(dir, &[]);
+    assert_eq!(new["status"], "needs_confirmation", "{new}");
+    assert_eq!(new["planned_this_run"], 1, "{new}");
+
+    // Revoked: every unenriched candidate is asked about again.
+    assert!(run("tldrgraph", dir, &["approve", "--revoke"])
+        .status
+        .success());
+    let (again, _) = init_json(dir, &[]);
+    assert_eq!(again["status"], "needs_confirmation", "{again}");
+    assert!(
+        again["planned_this_run"].as_u64().unwrap_or(0) >= all - 2,
+        "{again}"
+    );
+}

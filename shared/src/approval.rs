@@ -1,7 +1,9 @@
 //! `.tldrgraph/approval.json`: which candidates the user approved spending tokens on.
 //!
 //! Keyed by a hash of the approved ids, with the batch size and limit in force; it survives
-//! until revoked (`tldrgraph approve --revoke` deletes it). A file that cannot be read as an
+//! until revoked (`tldrgraph approve --revoke` deletes it). It also holds the candidates the user
+//! declined (`tldrgraph approve --decline-rest`): never asked about again, while candidates that
+//! appear later (new code) are. A file that cannot be read as an
 //! approval (bad JSON, a hash that does not match its ids) is reported and counts as no
 //! approval: never as approval.
 
@@ -21,13 +23,17 @@ pub struct Approval {
     pub ids: Vec<String>,
     pub batch: u64,
     pub limit: Option<u64>,
+    /// Candidates the user declined to enrich.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub declined: Vec<String>,
 }
 
 /// What the approval file says.
 #[derive(Debug)]
 pub enum Loaded {
     None,
-    Approved(BTreeSet<String>),
+    /// The approved ids, and the declined ones.
+    Approved(BTreeSet<String>, BTreeSet<String>),
     /// Unreadable: the message (with its line) for a diagnostic.
     Malformed(String),
 }
@@ -43,7 +49,10 @@ pub fn ids_hash(ids: &BTreeSet<String>) -> String {
 pub fn load(path: &Path) -> Loaded {
     match read(path) {
         Ok(None) => Loaded::None,
-        Ok(Some(approval)) => Loaded::Approved(approval.ids.into_iter().collect()),
+        Ok(Some(approval)) => Loaded::Approved(
+            approval.ids.into_iter().collect(),
+            approval.declined.into_iter().collect(),
+        ),
         Err(message) => Loaded::Malformed(message),
     }
 }
@@ -68,6 +77,7 @@ pub fn read(path: &Path) -> Result<Option<Approval>, String> {
 pub fn save(
     path: &Path,
     ids: &BTreeSet<String>,
+    declined: &BTreeSet<String>,
     batch: u64,
     limit: Option<u64>,
 ) -> std::io::Result<()> {
@@ -77,6 +87,7 @@ pub fn save(
         ids: ids.iter().cloned().collect(),
         batch,
         limit,
+        declined: declined.iter().cloned().collect(),
     };
     let text = serde_json::to_string_pretty(&approval).map_err(std::io::Error::other)? + "\n";
     store::write_if_changed(path, text.as_bytes()).map(|_| ())

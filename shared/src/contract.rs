@@ -19,6 +19,8 @@ pub const NEEDS_CONFIRMATION: &str = "needs_confirmation";
 /// The ranked candidates behind `needs_confirmation`, in `.tldrgraph/` (written by tg-plan,
 /// shown by `tldrgraph plan`).
 pub const PLAN_FILE: &str = "plan.json";
+/// Symbols per enrichment batch unless `--batch` says otherwise (the seed's 200).
+pub const DEFAULT_BATCH: u64 = 200;
 pub const NEEDS_ENRICHMENT: &str = "needs_enrichment";
 pub const NEEDS_EMBEDDINGS: &str = "needs_embeddings";
 /// The batch of `needs_enrichment`, also written here for agents whose tool output is cut.
@@ -163,6 +165,12 @@ pub struct Done {
     pub edges_count: u64,
     pub layers_count: u64,
     pub embeddings_ready: bool,
+    /// Plan candidates whose intent is current (additive).
+    #[serde(default)]
+    pub enriched: u64,
+    /// Plan candidates the user declined to enrich (`tldrgraph approve --decline-rest`; additive).
+    #[serde(default)]
+    pub declined: u64,
 }
 
 /// A failure, as a state: what went wrong and what to do about it.
@@ -212,12 +220,14 @@ mod tests {
                 edges_count: 2,
                 layers_count: 1,
                 embeddings_ready: false,
+                enriched: 0,
+                declined: 0,
             },
         );
         let line = serde_json::to_string(&Record::Status(done.clone())).unwrap();
         assert_eq!(
             line,
-            r#"{"type":"status","status":"done","nodes_count":3,"edges_count":2,"layers_count":1,"embeddings_ready":false}"#
+            r#"{"type":"status","status":"done","nodes_count":3,"edges_count":2,"layers_count":1,"embeddings_ready":false,"enriched":0,"declined":0}"#
         );
         assert_eq!(
             serde_json::from_str::<Record>(&line).unwrap(),

@@ -21,7 +21,7 @@ use tg_shared::stage::{Failure, Input, Output, StreamCheck};
 use tg_shared::store::{self, Store, STORE_DIR};
 
 /// Batch size when neither the flag nor the approval gives one.
-pub const DEFAULT_BATCH: u64 = 200;
+pub use tg_shared::contract::DEFAULT_BATCH;
 /// Callers and callees listed per batch entry.
 const NEIGHBOURS: usize = 10;
 

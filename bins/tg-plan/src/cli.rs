@@ -15,7 +15,7 @@ use std::path::PathBuf;
 /// Exit codes: 0 done, 2 bad arguments, 65 a malformed or truncated stream or a bad config,
 /// 66 an input that does not exist, 73 an artifact cannot be written, 74 other I/O.
 /// The default `--batch`: symbols per enrichment round.
-pub const DEFAULT_BATCH: u64 = 200;
+pub use tg_shared::contract::DEFAULT_BATCH;
 
 #[derive(Debug, Parser)]
 #[command(name = "tg-plan", version)]

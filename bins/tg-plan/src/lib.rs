@@ -220,9 +220,9 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         .map_err(|e| Failure::cant_write(&plan_path, &e))?;
     let approval_path = store.path(approval::APPROVAL_FILE);
     let mut diagnostics = Vec::new();
-    let mut approved = match approval::load(&approval_path) {
-        approval::Loaded::None => BTreeSet::new(),
-        approval::Loaded::Approved(ids) => ids,
+    let (mut approved, mut declined) = match approval::load(&approval_path) {
+        approval::Loaded::None => (BTreeSet::new(), BTreeSet::new()),
+        approval::Loaded::Approved(ids, declined) => (ids, declined),
         approval::Loaded::Malformed(message) => {
             diagnostics.push(Diagnostic {
                 level: Level::Warning,
@@ -233,9 +233,12 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
                     "ignored, counted as no approval: {message}; run `tldrgraph init --yes` again"
                 ),
             });
-            BTreeSet::new()
+            (BTreeSet::new(), BTreeSet::new())
         }
     };
+    // Declined candidates are never asked about again; new ones are.
+    let declined_count = needing.intersection(&declined).count();
+    let needing: BTreeSet<String> = needing.difference(&declined).cloned().collect();
     // What this run would ask about: the unapproved candidates needing an intent, by rank, up
     // to the limit.
     let asked: Vec<String> = plan
@@ -251,14 +254,15 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         // left the plan are dropped.
         let in_plan: BTreeSet<&str> = plan.candidates.iter().map(|c| c.id.as_str()).collect();
         approved.retain(|id| in_plan.contains(id.as_str()));
+        declined.retain(|id| in_plan.contains(id.as_str()));
         approved.extend(asked.iter().cloned());
         approved.extend(
             plan.candidates
                 .iter()
-                .filter(|c| !needing.contains(&c.id))
+                .filter(|c| !needing.contains(&c.id) && !declined.contains(&c.id))
                 .map(|c| c.id.clone()),
         );
-        approval::save(&approval_path, &approved, cli.batch, cli.limit)
+        approval::save(&approval_path, &approved, &declined, cli.batch, cli.limit)
             .map_err(|e| Failure::cant_write(&approval_path, &e))?;
     } else if cli.yes && !cli.quiet {
         eprintln!("tg-plan: --yes has no effect with --enrich off: nothing is enriched");
@@ -311,6 +315,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         (needing.len() as u64 - unapproved).into(),
     );
     counts.insert("needing_intent".into(), (needing.len() as u64).into());
+    counts.insert("declined".into(), (declined_count as u64).into());
     output.record(&Record::Summary(Summary {
         stage: STAGE.into(),
         counts,

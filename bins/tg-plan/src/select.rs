@@ -375,7 +375,7 @@ fn scores(m: &Metrics, eligible_ids: &[usize], input: &PlanInput) -> Vec<f64> {
 }
 
 /// Greedy weighted coverage of `edges` (src, dst, weight) by eligible endpoints; the picks and,
-/// per node, the weight it covered when picked.
+/// per node, how many edges it covered when picked.
 fn greedy_coverage(
     edges: &[(u32, u32, u32)],
     eligible: &[bool],
@@ -430,13 +430,15 @@ fn greedy_coverage(
             heap.push(key(i, fresh));
             continue;
         }
+        let mut fresh_edges = 0;
         for &e in &incident[i] {
             if !covered[e as usize] {
                 covered[e as usize] = true;
                 covered_weight += u64::from(edges[e as usize].2);
+                fresh_edges += 1;
             }
         }
-        covers_at_pick[i] = fresh;
+        covers_at_pick[i] = fresh_edges;
         chosen.push(i);
     }
     (chosen, covers_at_pick)
@@ -525,7 +527,7 @@ fn describe(
             }
             if covers_at_pick[i] > 0 {
                 reasons.push(format!(
-                    "covers {} product dependency edge weight (cross-layer counts 2)",
+                    "an end of {} product call or inheritance edge(s) no earlier pick covers",
                     covers_at_pick[i]
                 ));
             }
@@ -540,6 +542,9 @@ fn describe(
                     "used from {fan_in} places in the product (top {}%)",
                     percent(f_rank)
                 ));
+            }
+            if reasons.is_empty() {
+                reasons.push("next by score (centrality and size) within the budget".to_string());
             }
             Candidate {
                 id: input.nodes[i].id.clone(),

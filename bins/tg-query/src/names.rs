@@ -140,14 +140,27 @@ fn nearest_names(symbols: &[IndexSymbol], wanted: &[String]) -> Vec<String> {
             return out;
         }
     };
-    let mut out: Vec<String> = symbols
+    // Those whose qualifiers match more of what was typed first (`Client.sned` lists
+    // `Client.send` before `AsyncClient.send`), then by id.
+    let qualifiers = &wanted[..wanted.len() - 1];
+    let mut out: Vec<(usize, String)> = symbols
         .iter()
         .filter(|s| s.name == target)
-        .map(|s| s.id.clone())
+        .map(|s| {
+            let (segments, _) = symbol_segments(s);
+            let before = &segments[..segments.len().saturating_sub(1)];
+            let matching = qualifiers
+                .iter()
+                .rev()
+                .zip(before.iter().rev())
+                .take_while(|(a, b)| a == b)
+                .count();
+            (usize::MAX - matching, s.id.clone())
+        })
         .collect();
     out.sort();
     out.truncate(LISTED);
-    out
+    out.into_iter().map(|(_, id)| id).collect()
 }
 
 impl NameError {
@@ -300,6 +313,12 @@ mod tests {
         }
         match id(&s, "build") {
             Err(NameError::Ambiguous { candidates, .. }) => assert_eq!(candidates.len(), 2),
+            other => panic!("{other:?}"),
+        }
+        match id(&s, "TyperCLIGroup.get_comand") {
+            Err(NameError::Unknown { nearest, .. }) => {
+                assert_eq!(nearest[0], "typer/cli.py::TyperCLIGroup.get_command")
+            }
             other => panic!("{other:?}"),
         }
         match id(&s, "get_comand") {

@@ -7,7 +7,7 @@ pub mod graph;
 
 use cli::Cli;
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::IsTerminal;
 use tg_shared::contract::{self, Done};
 use tg_shared::exit;
@@ -56,13 +56,24 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
     let mut skipped = Vec::new();
     let (mut nodes, mut edges, mut layers) = (0u64, 0u64, 0u64);
     let mut embeddings_ready = false;
+    // Plan candidates, and the nodes whose intent was written for their present source.
+    let mut candidates: BTreeSet<String> = BTreeSet::new();
+    let mut current: BTreeSet<String> = BTreeSet::new();
     let mut pending = first;
     while let Some(item) = pending.take().or_else(|| input.next_item(&mut stream)) {
         let item = item?;
         let written = match &item.record {
-            Some(Record::Node(_)) => {
+            Some(Record::Node(node)) => {
                 nodes += 1;
+                if node.intent.is_some() && node.intent_hash.as_deref() == Some(node.hash.as_str())
+                {
+                    current.insert(node.id.clone());
+                }
                 graph.node(&item.raw)
+            }
+            Some(Record::Candidate(candidate)) => {
+                candidates.insert(candidate.id.clone());
+                Ok(())
             }
             Some(Record::Edge(_)) => {
                 edges += 1;
@@ -114,6 +125,8 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
                 edges_count: edges,
                 layers_count: layers,
                 embeddings_ready,
+                enriched: candidates.intersection(&current).count() as u64,
+                declined: declined_count(store, &candidates, &current),
             },
         )),
     };
@@ -149,6 +162,17 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
         );
     }
     Ok(Some(payload))
+}
+
+/// Candidates the approval file declines that still lack a current intent.
+fn declined_count(store: &Store, candidates: &BTreeSet<String>, current: &BTreeSet<String>) -> u64 {
+    match tg_shared::approval::load(&store.path(tg_shared::approval::APPROVAL_FILE)) {
+        tg_shared::approval::Loaded::Approved(_, declined) => declined
+            .iter()
+            .filter(|id| candidates.contains(*id) && !current.contains(*id))
+            .count() as u64,
+        _ => 0,
+    }
 }
 
 /// `payload` with `extra` fields appended (used for freshness).

@@ -36,7 +36,7 @@ fn the_first_blocking_state_in_pipeline_order_wins() {
     let (done, _) = status(dir.path(), &[HEADER, NODE, SUMMARY]);
     assert_eq!(
         done,
-        serde_json::json!({"status":"done","nodes_count":1,"edges_count":0,"layers_count":0,"embeddings_ready":false})
+        serde_json::json!({"status":"done","nodes_count":1,"edges_count":0,"layers_count":0,"embeddings_ready":false,"enriched":0,"declined":0})
     );
     let graph = std::fs::read_to_string(dir.path().join(".tldrgraph/graph.json")).expect("graph");
     assert_eq!(

@@ -161,9 +161,14 @@ pub struct ApproveArgs {
     /// The repository (default: the git top level, else the current directory).
     pub path: Option<PathBuf>,
 
-    /// Withdraw the approval: the next `init` asks again.
-    #[arg(long)]
+    /// Withdraw the approval (and what was declined): the next `init` asks again.
+    #[arg(long, conflicts_with = "decline_rest")]
     pub revoke: bool,
+
+    /// Decline the candidates of the current plan that are not approved: `init` reaches `done`
+    /// with what was enriched and stays there; candidates that appear later are asked about.
+    #[arg(long)]
+    pub decline_rest: bool,
 }
 
 #[derive(Debug, Args)]

@@ -13,6 +13,7 @@ use cli::{
 };
 use pipeline::Stage;
 use serde_json::{json, Value};
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use tg_shared::contract;
@@ -719,6 +720,53 @@ fn plan_command(args: &PlanArgs) -> i32 {
     print(&text)
 }
 
+/// Records the current plan's unapproved candidates as declined, keeping what was approved.
+fn decline_rest(store: &Store, path: &Path) -> i32 {
+    let _lock = match take_lock(store) {
+        Ok(lock) => lock,
+        Err(failure) => return report(&failure),
+    };
+    let plan_path = store.path(tg_shared::contract::PLAN_FILE);
+    let plan: serde_json::Value = match std::fs::read(&plan_path)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
+    {
+        Ok(plan) => plan,
+        Err(why) => {
+            eprintln!(
+                "tldrgraph: error: cannot read the plan {}: {why}",
+                plan_path.display()
+            );
+            eprintln!("hint: run `tldrgraph init --json` first: it writes the plan");
+            return exit::NO_INPUT;
+        }
+    };
+    let candidates: BTreeSet<String> = plan["candidates"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["id"].as_str().map(str::to_string))
+        .collect();
+    let (approved, batch, limit) = match tg_shared::approval::read(path) {
+        Ok(Some(approval)) => (
+            approval.ids.into_iter().collect::<BTreeSet<String>>(),
+            approval.batch,
+            approval.limit,
+        ),
+        _ => (BTreeSet::new(), tg_shared::contract::DEFAULT_BATCH, None),
+    };
+    let declined: BTreeSet<String> = candidates.difference(&approved).cloned().collect();
+    if let Err(err) = tg_shared::approval::save(path, &approved, &declined, batch, limit) {
+        eprintln!("tldrgraph: error: cannot write {}: {err}", path.display());
+        return exit::CANT_CREATE;
+    }
+    print(&format!(
+        "{} candidates declined, {} approved; `tldrgraph init --json` now reaches done; `tldrgraph approve --revoke` withdraws both",
+        declined.len(),
+        approved.len()
+    ))
+}
+
 fn approve_command(args: &ApproveArgs) -> i32 {
     let root = match repository(args.path.as_deref()) {
         Ok(root) => root,
@@ -726,11 +774,15 @@ fn approve_command(args: &ApproveArgs) -> i32 {
     };
     let store = Store::at_root(&root);
     let path = store.path(tg_shared::approval::APPROVAL_FILE);
+    if args.decline_rest {
+        return decline_rest(&store, &path);
+    }
     if !args.revoke {
         return print(&match tg_shared::approval::load(&path) {
-            tg_shared::approval::Loaded::Approved(ids) => format!(
-                "{} symbols approved for enrichment; `tldrgraph approve --revoke` withdraws it",
-                ids.len()
+            tg_shared::approval::Loaded::Approved(ids, declined) => format!(
+                "{} symbols approved for enrichment, {} declined; `tldrgraph approve --revoke` withdraws both",
+                ids.len(),
+                declined.len()
             ),
             tg_shared::approval::Loaded::None => {
                 "nothing approved; `tldrgraph init --yes` approves the current plan".to_string()
