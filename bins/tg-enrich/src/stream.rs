@@ -22,8 +22,23 @@ use tg_shared::store::{self, Store, STORE_DIR};
 
 /// Batch size when neither the flag nor the approval gives one.
 pub use tg_shared::contract::DEFAULT_BATCH;
-/// Callers and callees listed per batch entry.
+/// Callers and callees listed per batch entry, at most.
 const NEIGHBOURS: usize = 10;
+/// A batch's JSON stays under this many bytes (about 500 per symbol in a full batch of 200),
+/// so that it fits an agent's context: neighbour lists are shortened to fit (their totals still
+/// say how many there are), never the number of symbols.
+pub const MAX_BATCH_BYTES: usize = 100_000;
+/// Signatures and doc lines are cut at this many characters in a batch.
+const TEXT_CHARS: usize = 240;
+/// How a batch shrinks to fit [`MAX_BATCH_BYTES`], step by step: neighbours listed, characters
+/// of signatures and doc lines, whether doc lines are kept (the agent reads the code anyway).
+const SHRINK_STEPS: [(usize, usize, bool); 5] = [
+    (NEIGHBOURS, TEXT_CHARS, true),
+    (5, TEXT_CHARS, true),
+    (2, 160, true),
+    (0, 120, true),
+    (0, 80, false),
+];
 
 /// What a batch entry, a prompt or a doc intent needs of a node.
 #[derive(Debug, Clone)]
@@ -248,18 +263,59 @@ fn first_pass(
     Ok(Some(seen))
 }
 
-/// The batch entry of `symbol`, with its neighbours in the call graph.
+/// The batch entries of `shown`, at the first of [`SHRINK_STEPS`] that keeps the batch under
+/// [`MAX_BATCH_BYTES`] (or the last).
+fn fit_batch(
+    shown: &[&(&SymbolInfo, Option<String>)],
+    callers: &BTreeMap<&str, Vec<&str>>,
+    callees: &BTreeMap<&str, Vec<&str>>,
+) -> Vec<EnrichmentItem> {
+    let mut batch = Vec::new();
+    for (limit, chars, doc) in SHRINK_STEPS {
+        batch = shown
+            .iter()
+            .map(|(symbol, old)| {
+                let mut item = batch_item(symbol, old.clone(), callers, callees, limit);
+                item.signature = item.signature.as_deref().map(|s| cut(s, chars));
+                item.doc = if doc {
+                    item.doc.as_deref().map(|d| cut(d, chars))
+                } else {
+                    None
+                };
+                item
+            })
+            .collect();
+        let bytes = serde_json::to_string(&batch).map_or(0, |text| text.len());
+        if bytes <= MAX_BATCH_BYTES {
+            break;
+        }
+    }
+    batch
+}
+
+/// `text` cut to `chars` characters, marked with `…` when cut.
+fn cut(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// The batch entry of `symbol`, with up to `limit` of its neighbours in the call graph.
 fn batch_item(
     symbol: &SymbolInfo,
     current_intent: Option<String>,
     callers: &BTreeMap<&str, Vec<&str>>,
     callees: &BTreeMap<&str, Vec<&str>>,
+    limit: usize,
 ) -> EnrichmentItem {
     let first = |map: &BTreeMap<&str, Vec<&str>>| -> Vec<String> {
         map.get(symbol.id.as_str())
-            .map(|set| set.iter().take(NEIGHBOURS).map(|s| s.to_string()).collect())
+            .map(|set| set.iter().take(limit).map(|s| s.to_string()).collect())
             .unwrap_or_default()
     };
+    let total_if_cut =
+        |set: Option<&Vec<&str>>| set.map(Vec::len).filter(|&n| n > limit).map(|n| n as u64);
     EnrichmentItem {
         id: symbol.id.clone(),
         kind: symbol.kind.as_str().to_string(),
@@ -278,22 +334,15 @@ fn batch_item(
     }
 }
 
-/// The size of a neighbour set when the batch lists only its first [`NEIGHBOURS`].
-fn total_if_cut(set: Option<&Vec<&str>>) -> Option<u64> {
-    set.map(Vec::len)
-        .filter(|&n| n > NEIGHBOURS)
-        .map(|n| n as u64)
-}
-
 /// Callers and callees of the symbols in `wanted`.
 type Neighbours<'a> = (
     BTreeMap<&'a str, Vec<&'a str>>,
     BTreeMap<&'a str, Vec<&'a str>>,
 );
 
-/// Callers and callees of the symbols in `wanted`, sorted. The callers an agent reads to say what
-/// a symbol is for are the product's: product code first, then examples and tooling; never a
-/// module (top-level code) nor a test.
+/// Callers and callees of the symbols in `wanted`, sorted. The neighbours an agent reads to say
+/// what a symbol is for are the product's: product code first, then examples and tooling; never
+/// a module (top-level code) nor a test.
 fn neighbours<'a>(seen: &'a Seen, wanted: &BTreeSet<&str>) -> Neighbours<'a> {
     let mut callers: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     let mut callees: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
@@ -307,7 +356,7 @@ fn neighbours<'a>(seen: &'a Seen, wanted: &BTreeSet<&str>) -> Neighbours<'a> {
                 .or_default()
                 .insert(src.as_str());
         }
-        if wanted.contains(src.as_str()) {
+        if wanted.contains(src.as_str()) && caller_rank(seen, dst).is_some() {
             callees
                 .entry(src.as_str())
                 .or_default()
@@ -324,12 +373,16 @@ fn neighbours<'a>(seen: &'a Seen, wanted: &BTreeSet<&str>) -> Neighbours<'a> {
         .collect();
     let callees = callees
         .into_iter()
-        .map(|(id, set)| (id, set.into_iter().collect()))
+        .map(|(id, set)| {
+            let mut list: Vec<&str> = set.into_iter().collect();
+            list.sort_by_key(|callee| (caller_rank(seen, callee), *callee));
+            (id, list)
+        })
         .collect();
     (callers, callees)
 }
 
-/// Where a caller is listed: product code 0, other code 1; `None` for a module or a test.
+/// Where a neighbour is listed: product code 0, other code 1; `None` for a module or a test.
 fn caller_rank(seen: &Seen, id: &str) -> Option<u8> {
     let Some(&at) = seen.index.get(id) else {
         return Some(1);
@@ -472,10 +525,7 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
             .collect();
         let wanted: BTreeSet<&str> = shown.iter().map(|(s, _)| s.id.as_str()).collect();
         let (callers, callees) = neighbours(&seen, &wanted);
-        let batch: Vec<EnrichmentItem> = shown
-            .iter()
-            .map(|(symbol, old)| batch_item(symbol, old.clone(), &callers, &callees))
-            .collect();
+        let batch = fit_batch(&shown, &callers, &callees);
         let payload = NeedsEnrichment {
             batch_size,
             pending: still.len() as u64,
@@ -614,7 +664,7 @@ mod tests {
         callers.insert("a.py::hub", names.iter().map(String::as_str).collect());
         let mut callees = BTreeMap::new();
         callees.insert("a.py::hub", ["a.py::leaf"].into_iter().collect());
-        let item = batch_item(&symbol, None, &callers, &callees);
+        let item = batch_item(&symbol, None, &callers, &callees, NEIGHBOURS);
         assert_eq!(item.callers.len(), NEIGHBOURS);
         assert_eq!(item.callers[0], "a.py::caller00");
         assert_eq!(item.callers_total, Some(12));
@@ -661,5 +711,61 @@ mod tests {
             callers["pkg/a.py::hub"],
             vec!["pkg/z.py::user", "docs_src/e.py::example"]
         );
+    }
+
+    #[test]
+    fn a_full_batch_fits_its_byte_cap_by_shortening_neighbour_lists() {
+        let symbols: Vec<SymbolInfo> = (0..200)
+            .map(|i| SymbolInfo {
+                id: format!("src/some/deep/package/module_{i:03}.py::SomeClass.some_method"),
+                kind: NodeKind::Method,
+                name: "some_method".into(),
+                file: format!("src/some/deep/package/module_{i:03}.py"),
+                line_start: 1,
+                line_end: 40,
+                signature: Some(format!(
+                    "def some_method(self, {})",
+                    "argument, ".repeat(40)
+                )),
+                doc: Some("Does a thing. ".repeat(30)),
+                layer: Some("core".into()),
+                hash: "h".into(),
+                role: Role::Product,
+            })
+            .collect();
+        let neighbours: Vec<String> = (0..12)
+            .map(|i| format!("src/some/deep/package/caller_{i:02}.py::Caller.calls_it"))
+            .collect();
+        let mut callers = BTreeMap::new();
+        for symbol in &symbols {
+            callers.insert(
+                symbol.id.as_str(),
+                neighbours.iter().map(String::as_str).collect::<Vec<_>>(),
+            );
+        }
+        let pairs: Vec<(&SymbolInfo, Option<String>)> = symbols.iter().map(|s| (s, None)).collect();
+        let shown: Vec<&(&SymbolInfo, Option<String>)> = pairs.iter().collect();
+        let batch = fit_batch(&shown, &callers, &BTreeMap::new());
+        assert_eq!(batch.len(), 200, "every symbol stays in the batch");
+        let bytes = serde_json::to_string(&batch).expect("json").len();
+        assert!(bytes <= MAX_BATCH_BYTES, "{bytes} bytes");
+        assert!(batch[0].callers.len() < NEIGHBOURS);
+        assert_eq!(batch[0].callers_total, Some(12));
+        let signature = batch[0].signature.as_deref().unwrap_or("");
+        assert!(
+            signature.ends_with('…') && signature.chars().count() < TEXT_CHARS,
+            "{signature}"
+        );
+        // A small batch keeps everything.
+        let few = fit_batch(&shown[..3], &callers, &BTreeMap::new());
+        assert_eq!(
+            (few[0].callers.len(), few[0].callers_total),
+            (NEIGHBOURS, Some(12))
+        );
+        assert_eq!(
+            few[0].signature.as_deref().map(|s| s.chars().count()),
+            Some(TEXT_CHARS + 1)
+        );
+        assert!(few[0].doc.is_some());
     }
 }
