@@ -783,3 +783,69 @@ fn a_partial_approval_that_declines_the_rest_ends_and_stays_ended() {
         "{again}"
     );
 }
+
+/// A walk that finds no source file says why in the payload; `--no-ignore` reads what ignore
+/// files hide; `--exclude` leaves paths out, and the state remembers how the build walked.
+#[test]
+fn an_empty_walk_says_why_and_the_walk_flags_are_remembered() {
+    let reason = |dir: &Path, args: &[&str]| -> Value {
+        let mut all = args.to_vec();
+        all.push(dir.to_str().expect("utf-8"));
+        init_json(dir, &all).0
+    };
+    let empty = tempfile::tempdir().expect("tempdir");
+    let said = reason(empty.path(), &[]);
+    assert_eq!(said["extracted_symbols_count"], 0, "{said}");
+    assert!(
+        said["no_sources"]
+            .as_str()
+            .unwrap_or("")
+            .contains("holds no files"),
+        "{said}"
+    );
+
+    let prose = tempfile::tempdir().expect("tempdir");
+    fs::write(prose.path().join("README.md"), "hello\n").expect("write");
+    let said = reason(prose.path(), &[]);
+    assert!(
+        said["no_sources"]
+            .as_str()
+            .unwrap_or("")
+            .contains("supported language"),
+        "{said}"
+    );
+
+    // A packaged source tree whose .gitignore holds `/*`.
+    let packaged = tempfile::tempdir().expect("tempdir");
+    fs::create_dir_all(packaged.path().join("src")).expect("mkdir");
+    fs::write(packaged.path().join(".gitignore"), "/*\n").expect("write");
+    fs::write(packaged.path().join("src/a.py"), "def f():\n    return 1\n").expect("write");
+    let said = reason(packaged.path(), &[]);
+    assert!(
+        said["no_sources"]
+            .as_str()
+            .unwrap_or("")
+            .contains("--no-ignore"),
+        "{said}"
+    );
+    let read = reason(packaged.path(), &["--no-ignore"]);
+    assert_eq!(read["extracted_symbols_count"], 1, "{read}");
+    assert!(read.get("no_sources").is_none(), "{read}");
+    let (state, _) = status_code(packaged.path());
+    assert_eq!(
+        state["fresh"], true,
+        "the state walks as the build did: {state}"
+    );
+
+    // --exclude: the file is out of the graph, and the state does not call it added.
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    let full = reason(dir, &[]);
+    let fewer = reason(dir, &["--exclude", "pkg/web.py"]);
+    assert!(
+        fewer["extracted_symbols_count"].as_u64() < full["extracted_symbols_count"].as_u64(),
+        "{fewer}"
+    );
+    let (state, _) = status_code(dir);
+    assert_eq!(state["fresh"], true, "{state}");
+}

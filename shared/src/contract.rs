@@ -71,6 +71,10 @@ pub struct NeedsLayers {
     pub symbols_overview: String,
     /// Where the config goes.
     pub config_path: String,
+    /// Why nothing was extracted, when nothing was (additive): an empty directory, no file in a
+    /// supported language, or ignore files or excludes that hide them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_sources: Option<String>,
 }
 
 /// Bottleneck candidates need intents the user has not approved spending tokens on.

@@ -38,6 +38,12 @@ pub struct SavedState {
     /// Hash of approval.json and intents.ndjson when the state was computed.
     #[serde(default)]
     pub decisions_hash: Option<String>,
+    /// The `--exclude` globs the build's walk was given (beside the config's `exclude:`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
+    /// The build read ignored files too (`--no-ignore`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_ignore: bool,
 }
 
 /// Hash of the layers config, `None` when there is none.
@@ -140,12 +146,15 @@ pub fn load(store: &Store) -> Option<SavedState> {
     serde_json::from_slice(&bytes).ok()
 }
 
-/// What changed in the repository at `root` since `state` was written. Files the config's
-/// `exclude:` leaves out are not sources, so they are never "added".
+/// What changed in the repository at `root` since `state` was written, walking as that build
+/// walked: files the config's `exclude:` or the build's `--exclude` left out are not sources, so
+/// they are never "added"; with `--no-ignore`, ignored files are.
 pub fn compare(root: &Path, store: &Store, state: &SavedState) -> Changes {
-    let excludes = walk::compile_excludes(&layers::repo_excludes(store))
-        .unwrap_or_else(|_| globset::GlobSet::empty());
-    let walked = walk::walk(root, &[root.to_path_buf()], &excludes);
+    let mut globs = layers::repo_excludes(store);
+    globs.extend(state.exclude.iter().cloned());
+    let excludes = walk::compile_excludes(&globs).unwrap_or_else(|_| globset::GlobSet::empty());
+    let options = walk::WalkOptions::new(excludes, state.no_ignore);
+    let walked = walk::walk(root, &[root.to_path_buf()], &options);
     let mut seen = BTreeSet::new();
     let (mut changed, mut added) = (Vec::new(), Vec::new());
     for file in &walked.files {

@@ -107,8 +107,85 @@ fn walk_diagnostic(root: &Path, err: &ignore::Error) -> Diagnostic {
     }
 }
 
+/// The diagnostic code of a walk that found no source file; its message is [`why_empty`]'s.
+pub const NO_SOURCES: &str = "no_sources";
+
+/// How to walk: the globs left out, and whether `.gitignore`/`.ignore` files are obeyed.
+#[derive(Debug, Clone, Default)]
+pub struct WalkOptions {
+    pub excludes: GlobSet,
+    /// Read ignored files too (`--no-ignore`, as ripgrep has); `.git/` and hidden entries are
+    /// still skipped.
+    pub no_ignore: bool,
+}
+
+impl WalkOptions {
+    pub fn new(excludes: GlobSet, no_ignore: bool) -> Self {
+        WalkOptions {
+            excludes,
+            no_ignore,
+        }
+    }
+}
+
+/// Why a walk of `starts` found no source file: the directory is empty, it holds no file of a
+/// supported language, or the ignore files hide them (with how many).
+pub fn why_empty(root: &Path, starts: &[PathBuf], options: &WalkOptions) -> String {
+    let everything = WalkOptions::new(GlobSet::empty(), true);
+    let (mut files, mut supported, mut kept) = (0u64, 0u64, 0u64);
+    let mut builder = ignore::WalkBuilder::new(&starts[0]);
+    for start in &starts[1..] {
+        builder.add(start);
+    }
+    configure(&mut builder, &everything);
+    for entry in builder.build().flatten() {
+        if entry.file_type().is_some_and(|t| t.is_file()) {
+            files += 1;
+            let Some(rel) = relative(root, entry.path()) else {
+                continue;
+            };
+            if lang::for_path(&rel).is_some() {
+                supported += 1;
+                kept += u64::from(!options.excludes.is_match(&rel));
+            }
+        }
+    }
+    let languages = lang::REGISTRY
+        .iter()
+        .flat_map(|l| l.extensions().iter().map(|e| format!(".{e}")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    if files == 0 {
+        "no source file found: the directory holds no files (outside .git/ and hidden ones)"
+            .to_string()
+    } else if supported == 0 {
+        format!("no source file found: none of the {files} files is in a supported language ({languages})")
+    } else if kept == 0 {
+        format!("no source file found: the `exclude` globs (flags or the config's `exclude:`) leave out all {supported} files in a supported language")
+    } else {
+        format!("no source file found: .gitignore or .ignore files hide all {supported} files in a supported language (a packaged source tree's `.gitignore` may hold `/*`); pass --no-ignore to read them")
+    }
+}
+
+/// The walk settings shared by [`walk`] and [`why_empty`].
+fn configure(builder: &mut ignore::WalkBuilder, options: &WalkOptions) {
+    builder
+        .follow_links(true)
+        .require_git(false)
+        .git_global(false)
+        .sort_by_file_path(|a, b| a.cmp(b));
+    if options.no_ignore {
+        builder
+            .git_ignore(false)
+            .git_exclude(false)
+            .ignore(false)
+            .parents(false);
+    }
+}
+
 /// Walks `starts` (absolute, under `root`, which is canonical).
-pub fn walk(root: &Path, starts: &[PathBuf], excludes: &GlobSet) -> WalkResult {
+pub fn walk(root: &Path, starts: &[PathBuf], options: &WalkOptions) -> WalkResult {
+    let excludes = &options.excludes;
     let diagnostics = Arc::new(Mutex::new(Vec::new()));
     let mut builder = ignore::WalkBuilder::new(&starts[0]);
     for start in &starts[1..] {
@@ -117,41 +194,36 @@ pub fn walk(root: &Path, starts: &[PathBuf], excludes: &GlobSet) -> WalkResult {
     let filter_root = root.to_path_buf();
     let filter_excludes = excludes.clone();
     let filter_diags = Arc::clone(&diagnostics);
-    builder
-        .follow_links(true)
-        .require_git(false)
-        .git_global(false)
-        .sort_by_file_path(|a, b| a.cmp(b))
-        .filter_entry(move |entry| {
-            let name = entry.file_name();
-            if entry.depth() > 0 && (name == ".git" || name == STORE_DIR) {
-                return false;
-            }
-            let Some(rel) = relative(&filter_root, entry.path()) else {
-                return true;
-            };
-            if !rel.is_empty() && filter_excludes.is_match(&rel) {
-                return false;
-            }
-            if entry.path_is_symlink() {
-                let inside = std::fs::canonicalize(entry.path())
-                    .map(|target| target.starts_with(&filter_root))
-                    .unwrap_or(false);
-                if !inside {
-                    if let Ok(mut diags) = filter_diags.lock() {
-                        diags.push(diagnostic(
-                            Level::Warning,
-                            Some(rel),
-                            "symlink_outside_root",
-                            "skipped: symlink points outside the repository root (or nowhere)"
-                                .into(),
-                        ));
-                    }
-                    return false;
+    configure(&mut builder, options);
+    builder.filter_entry(move |entry| {
+        let name = entry.file_name();
+        if entry.depth() > 0 && (name == ".git" || name == STORE_DIR) {
+            return false;
+        }
+        let Some(rel) = relative(&filter_root, entry.path()) else {
+            return true;
+        };
+        if !rel.is_empty() && filter_excludes.is_match(&rel) {
+            return false;
+        }
+        if entry.path_is_symlink() {
+            let inside = std::fs::canonicalize(entry.path())
+                .map(|target| target.starts_with(&filter_root))
+                .unwrap_or(false);
+            if !inside {
+                if let Ok(mut diags) = filter_diags.lock() {
+                    diags.push(diagnostic(
+                        Level::Warning,
+                        Some(rel),
+                        "symlink_outside_root",
+                        "skipped: symlink points outside the repository root (or nowhere)".into(),
+                    ));
                 }
+                return false;
             }
-            true
-        });
+        }
+        true
+    });
 
     // Canonical path → repo-relative path: a file reached twice (through a symlink inside the
     // root) is extracted once, under its smallest path.

@@ -84,8 +84,15 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         tally.overrides = layer_overrides(&store, &config, cli.quiet)?;
     }
     let mut stream = StreamCheck::default();
+    // tg-extract's word on an empty walk, for the needs_layers payload.
+    let mut no_sources: Option<String> = None;
     while let Some(item) = input.next_item(&mut stream) {
         let item = item?;
+        if let Some(Record::Diagnostic(diagnostic)) = &item.record {
+            if diagnostic.code == tg_shared::walk::NO_SOURCES {
+                no_sources = Some(diagnostic.message.clone());
+            }
+        }
         match &item.record {
             Some(Record::Node(node)) => {
                 let line = classify::node_line(&config, &mut tally, node, &item.raw);
@@ -162,6 +169,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             next_action: contract::NEEDS_LAYERS_ACTION.to_string(),
             symbols_overview: format!("{STORE_DIR}/{SYMBOLS_FILE}"),
             config_path: format!("{STORE_DIR}/{CONFIG_FILE}"),
+            no_sources: no_sources.clone(),
         };
         output.record(&Record::Status(contract::status(
             contract::NEEDS_LAYERS,

@@ -20,8 +20,8 @@ fn main() {
     };
     let started = Instant::now();
     let root = std::fs::canonicalize(&root).expect("root exists");
-    let excludes = tg_shared::walk::compile_excludes(&[]).expect("no globs");
-    let walked = tg_shared::walk::walk(&root, std::slice::from_ref(&root), &excludes);
+    let options = tg_shared::walk::WalkOptions::default();
+    let walked = tg_shared::walk::walk(&root, std::slice::from_ref(&root), &options);
     let nodes: u64 = walked
         .files
         .par_iter()

@@ -28,6 +28,11 @@ pub struct Cli {
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
 
+    /// Read files that .gitignore, .ignore or .git/info/exclude hide (`.git/` and hidden entries
+    /// are still skipped).
+    #[arg(long)]
+    pub no_ignore: bool,
+
     /// Skip files larger than this many bytes (suffixes K, M, KiB, MiB accepted). Large enough
     /// for amalgamated C libraries (sqlite3.c is 9 MB); minified and big generated files are
     /// skipped by their shape instead.

@@ -113,6 +113,7 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     let mut exclude = tg_shared::layers::repo_excludes(&store);
     exclude.extend(cli.exclude.iter().cloned());
     let excludes = walk::compile_excludes(&exclude).map_err(|e| Failure::new(exit::USAGE, e))?;
+    let options = walk::WalkOptions::new(excludes, cli.no_ignore);
     let mut lock = None;
     let mut cache = ExtractCache::empty();
     if !cli.no_cache {
@@ -129,7 +130,17 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
         }
     }
 
-    let walked = walk::walk(&root, &starts, &excludes);
+    let mut walked = walk::walk(&root, &starts, &options);
+    if walked.files.is_empty() {
+        // Nothing to extract: say why, rather than a silent empty graph.
+        walked.diagnostics.push(tg_shared::record::Diagnostic {
+            level: tg_shared::record::Level::Warning,
+            file: None,
+            line: None,
+            code: walk::NO_SOURCES.to_string(),
+            message: walk::why_empty(&root, &starts, &options),
+        });
+    }
     let files_seen = walked.files.len() as u64;
     let timings = std::env::var_os("TG_TIMINGS").is_some();
     let phase = |name: &str| {
@@ -282,6 +293,13 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     put("diagnostics", graph.diagnostics());
     put("imports_external", graph.stats.imports_external);
     put("calls_unresolved", graph.stats.calls_unresolved);
+    // How this walk differed from a plain one, so that a later freshness check walks alike.
+    if !cli.exclude.is_empty() {
+        counts.insert("exclude".to_string(), Value::from(cli.exclude.clone()));
+    }
+    if cli.no_ignore {
+        counts.insert("no_ignore".to_string(), Value::Bool(true));
+    }
     let summary = Record::Summary(Summary {
         stage: "tg-extract".to_string(),
         counts,

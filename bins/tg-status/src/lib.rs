@@ -56,6 +56,9 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
     let mut skipped = Vec::new();
     let (mut nodes, mut edges, mut layers) = (0u64, 0u64, 0u64);
     let mut embeddings_ready = false;
+    // How tg-extract walked (its summary says), for the freshness checks to walk alike.
+    let mut walk_exclude: Vec<String> = Vec::new();
+    let mut no_ignore = false;
     // Plan candidates, and the nodes whose intent was written for their present source.
     let mut candidates: BTreeSet<String> = BTreeSet::new();
     let mut current: BTreeSet<String> = BTreeSet::new();
@@ -108,6 +111,15 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
                 if let Some(Value::Bool(ready)) = summary.counts.get("embeddings_ready") {
                     embeddings_ready = *ready;
                 }
+                if summary.stage == "tg-extract" {
+                    if let Some(Value::Array(globs)) = summary.counts.get("exclude") {
+                        walk_exclude = globs
+                            .iter()
+                            .filter_map(|g| g.as_str().map(str::to_string))
+                            .collect();
+                    }
+                    no_ignore = summary.counts.get("no_ignore") == Some(&Value::Bool(true));
+                }
                 Ok(())
             }
             _ => Ok(()),
@@ -143,6 +155,8 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
         skipped_stamps,
         config_hash: freshness::config_hash(store),
         decisions_hash: freshness::decisions_hash(store),
+        exclude: walk_exclude,
+        no_ignore,
     };
     let state_json = serde_json::to_vec_pretty(&state)
         .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise the state: {e}")))?;

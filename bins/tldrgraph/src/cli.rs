@@ -239,6 +239,15 @@ pub struct InitArgs {
     pub path: Option<PathBuf>,
 
     /// Print the contract payload as one JSON object and nothing else on stdout.
+    /// Leave paths matching GLOB out of the graph (repeatable; beside the config's `exclude:`;
+    /// forwarded to tg-extract).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+
+    /// Read files .gitignore and .ignore hide too (forwarded to tg-extract).
+    #[arg(long)]
+    pub no_ignore: bool,
+
     #[arg(long)]
     pub json: bool,
 

@@ -343,6 +343,12 @@ fn init(args: &InitArgs) -> i32 {
         .map(|(name, exe)| {
             let mut args = root_arg();
             if name == "tg-extract" {
+                for glob in &init_args.exclude {
+                    args.extend(["--exclude".into(), glob.into()]);
+                }
+                if init_args.no_ignore {
+                    args.push("--no-ignore".into());
+                }
                 args.push(root.clone().into_os_string());
             }
             if name == "tg-plan" {
