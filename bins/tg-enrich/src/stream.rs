@@ -350,40 +350,33 @@ fn neighbours<'a>(seen: &'a Seen, wanted: &BTreeSet<&str>) -> Neighbours<'a> {
         if src == dst {
             continue;
         }
-        if wanted.contains(dst.as_str()) && caller_rank(seen, src).is_some() {
+        if wanted.contains(dst.as_str()) && neighbour_rank(seen, src).is_some() {
             callers
                 .entry(dst.as_str())
                 .or_default()
                 .insert(src.as_str());
         }
-        if wanted.contains(src.as_str()) && caller_rank(seen, dst).is_some() {
+        if wanted.contains(src.as_str()) && neighbour_rank(seen, dst).is_some() {
             callees
                 .entry(src.as_str())
                 .or_default()
                 .insert(dst.as_str());
         }
     }
-    let callers = callers
-        .into_iter()
-        .map(|(id, set)| {
-            let mut list: Vec<&str> = set.into_iter().collect();
-            list.sort_by_key(|caller| (caller_rank(seen, caller), *caller));
-            (id, list)
-        })
-        .collect();
-    let callees = callees
-        .into_iter()
-        .map(|(id, set)| {
-            let mut list: Vec<&str> = set.into_iter().collect();
-            list.sort_by_key(|callee| (caller_rank(seen, callee), *callee));
-            (id, list)
-        })
-        .collect();
-    (callers, callees)
+    let product_first = |map: BTreeMap<&'a str, BTreeSet<&'a str>>| {
+        map.into_iter()
+            .map(|(id, set)| {
+                let mut list: Vec<&str> = set.into_iter().collect();
+                list.sort_by_key(|neighbour| (neighbour_rank(seen, neighbour), *neighbour));
+                (id, list)
+            })
+            .collect()
+    };
+    (product_first(callers), product_first(callees))
 }
 
 /// Where a neighbour is listed: product code 0, other code 1; `None` for a module or a test.
-fn caller_rank(seen: &Seen, id: &str) -> Option<u8> {
+fn neighbour_rank(seen: &Seen, id: &str) -> Option<u8> {
     let Some(&at) = seen.index.get(id) else {
         return Some(1);
     };
@@ -644,21 +637,25 @@ fn replay(
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_cut_neighbour_list_says_how_many_there_are() {
-        let symbol = SymbolInfo {
-            id: "a.py::hub".into(),
-            kind: NodeKind::Function,
-            name: "hub".into(),
-            file: "a.py".into(),
+    fn symbol(id: &str, kind: NodeKind, role: Role) -> SymbolInfo {
+        SymbolInfo {
+            id: id.into(),
+            kind,
+            name: id.rsplit("::").next().unwrap_or(id).into(),
+            file: id.split("::").next().unwrap_or(id).into(),
             line_start: 1,
             line_end: 2,
             signature: None,
             doc: None,
             layer: None,
             hash: "h".into(),
-            role: Role::Product,
-        };
+            role,
+        }
+    }
+
+    #[test]
+    fn a_cut_neighbour_list_says_how_many_there_are() {
+        let symbol = symbol("a.py::hub", NodeKind::Function, Role::Product);
         let names: Vec<String> = (0..12).map(|i| format!("a.py::caller{i:02}")).collect();
         let mut callers = BTreeMap::new();
         callers.insert("a.py::hub", names.iter().map(String::as_str).collect());
@@ -682,19 +679,7 @@ mod tests {
             ("pkg/b.py", NodeKind::Module, Role::Product),
         ] {
             seen.index.insert(id.to_string(), seen.symbols.len());
-            seen.symbols.push(SymbolInfo {
-                id: id.into(),
-                kind,
-                name: id.into(),
-                file: id.into(),
-                line_start: 1,
-                line_end: 2,
-                signature: None,
-                doc: None,
-                layer: None,
-                hash: "h".into(),
-                role,
-            });
+            seen.symbols.push(symbol(id, kind, role));
         }
         for caller in [
             "docs_src/e.py::example",

@@ -501,18 +501,7 @@ fn describe(
     covers_at_pick: &[u32],
 ) -> Vec<Candidate> {
     let (fan_ins, betweens) = sorted_metrics(m, eligible_ids);
-    let all_b = m
-        .betweenness
-        .iter()
-        .copied()
-        .fold(0.0, f64::max)
-        .max(f64::MIN_POSITIVE);
-    let all_p = m
-        .pagerank
-        .iter()
-        .copied()
-        .fold(0.0, f64::max)
-        .max(f64::MIN_POSITIVE);
+    let (all_b, all_p) = (largest(&m.betweenness), largest(&m.pagerank));
     chosen
         .iter()
         .enumerate()
@@ -567,6 +556,15 @@ fn describe(
 /// `0.004` → `1`: the smallest whole percent at or above a share (at least 1).
 fn percent(share: f64) -> u32 {
     ((share * 100.0).ceil() as u32).max(1)
+}
+
+/// The largest of `values`, at least the smallest positive float (a divisor).
+fn largest(values: &[f64]) -> f64 {
+    values
+        .iter()
+        .copied()
+        .fold(0.0, f64::max)
+        .max(f64::MIN_POSITIVE)
 }
 
 /// A score as a totally ordered heap key.
