@@ -739,6 +739,15 @@ fn roles_excludes_freshness_and_product_first_search() {
     if let (Some(other), Some(product)) = (first_other, last_product) {
         assert!(product < other, "{ids:?}");
     }
+    // A name typed as an agent types it, with its module path, comes first.
+    for (name, expected) in [
+        ("pkg.api.get", "pkg/api.py::get"),
+        ("api.py::get", "pkg/api.py::get"),
+        ("Session::send", "pkg/api.py::Session.send"),
+    ] {
+        let (named, _) = json_payload(&tldrgraph(dir, &["query", name, "--json"]));
+        assert_eq!(named["results"][0]["id"], expected, "{name}");
+    }
     // --include-tests ranks by score alone; --exclude-layer removes a layer; --layer repeats.
     let (all, _) = json_payload(&tldrgraph(
         dir,

@@ -43,7 +43,7 @@ fn name_segments(name: &str) -> Vec<String> {
 }
 
 /// A symbol's full path as segments, and how many of them are its qualified name.
-fn symbol_segments(symbol: &IndexSymbol) -> (Vec<String>, usize) {
+pub(crate) fn symbol_segments(symbol: &IndexSymbol) -> (Vec<String>, usize) {
     let (path, qualname) = symbol.id.split_once("::").unwrap_or((&symbol.id, ""));
     let stem = path.rsplit_once('.').map_or(path, |(stem, _)| stem);
     let mut segments: Vec<String> = stem

@@ -182,7 +182,7 @@ fn named_symbols(graph: &Graph, query: &str, filter: &Filter) -> HashMap<u32, bo
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
-    if wanted.is_empty() || wanted.len() > 4 {
+    if wanted.is_empty() || wanted.len() > 6 {
         return HashMap::new();
     }
     let mut named = HashMap::new();
@@ -194,16 +194,14 @@ fn named_symbols(graph: &Graph, query: &str, filter: &Filter) -> HashMap<u32, bo
         if symbol.name.to_lowercase() != *last {
             continue;
         }
-        let qualname = symbol.id.split_once("::").map_or("", |(_, q)| q);
-        let qualname = qualname.split('#').next().unwrap_or(qualname);
-        let segments: Vec<String> = qualname
-            .split("::")
-            .flat_map(|p| p.split('.'))
-            .map(str::to_lowercase)
-            .collect();
+        // The file's path, then the qualified name, as `trace` reads names: so
+        // `typer.main.get_command` and `walk::WalkBuilder::build` name their symbols too.
+        let (segments, qualified) = crate::names::symbol_segments(symbol);
+        let segments: Vec<String> = segments.iter().map(|s| s.to_lowercase()).collect();
         if segments.ends_with(&wanted) {
-            // true: the name is the whole qualified name (a function, not a same-named method).
-            named.insert(i as u32, segments.len() == wanted.len());
+            // true: the name covers the whole qualified name (a function, not a same-named
+            // method).
+            named.insert(i as u32, wanted.len() >= qualified);
         }
     }
     named
