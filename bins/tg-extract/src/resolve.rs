@@ -19,7 +19,7 @@ use tg_shared::record::{EdgeKind, NodeKind, Resolution};
 
 /// Bumped whenever resolution changes what it produces from the same facts: the no-op output
 /// cache (keyed by it) must not replay edges an older resolver made.
-pub const RESOLVER_REVISION: u32 = 5;
+pub const RESOLVER_REVISION: u32 = 6;
 
 /// At most this many candidates get an `ambiguous` edge each; more means we know nothing.
 const MAX_AMBIGUOUS: usize = 3;
@@ -778,6 +778,12 @@ impl<'a> Resolver<'a> {
                             && self.lang_of(f).constructs_own_type(&parts[parts.len() - 1]) =>
                     {
                         self.named_type(f, scope, &parts[..parts.len() - 1])
+                    }
+                    // `stack.pop()`, `v.first()`: one element of a typed collection.
+                    (Target::Method { receiver, name }, true)
+                        if self.lang_of(f).picks_element(name) =>
+                    {
+                        self.element_types(f, scope, receiver, depth + 1)
                     }
                     // Calling an instance (`factory(app)`): what its `__call__` returns.
                     (target, true) => self.instance_call(f, scope, target, depth),

@@ -361,6 +361,11 @@ fn rust_typed_fixture_relations() {
         "calls src/buf.rs::Source::bytes -> src/buf.rs::LineBuf::buffer (typed)",
         "calls src/buf.rs::all -> src/buf.rs::LineBuf::buffer (typed)",
         "calls src/buf.rs::all -> src/buf.rs::Wrap::get (typed)",
+        // One element of a typed collection: `stack.pop().unwrap()`, `stack.first()`.
+        "calls src/buf.rs::top -> src/buf.rs::Wrap::get (typed)",
+        // Each arm's `c` is its own variant's: no guess between the two `paint`s.
+        "calls src/buf.rs::Colour::paint -> src/buf.rs::Red::paint (typed)",
+        "calls src/buf.rs::Colour::paint -> src/buf.rs::Blue::paint (typed)",
         // Generic bounds (`<S: Sink>`, `where W: Sink`), `&dyn Sink`, `impl Sink`: the
         // trait's method.
         "calls src/buf.rs::feed -> src/buf.rs::Sink::put (typed)",

@@ -307,6 +307,12 @@ pub trait Language: Sync + Send {
     fn iterates_receiver(&self, _method: &str) -> bool {
         false
     }
+    /// A library method of a collection that gives one of its elements (Rust `v.pop()`,
+    /// `v.first()`, `v.get(i)`; Python `items.pop()`), so that calls on the result bind through
+    /// the collection's element type.
+    fn picks_element(&self, _method: &str) -> bool {
+        false
+    }
     /// A trait function that makes an instance of the type it is called on, derived or
     /// implemented outside the repository's view (Rust `T::default()`, `T::from(x)`).
     fn constructs_own_type(&self, _function: &str) -> bool {

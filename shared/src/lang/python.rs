@@ -105,6 +105,10 @@ impl Language for Python {
         Some("__call__")
     }
 
+    fn picks_element(&self, method: &str) -> bool {
+        method == "pop"
+    }
+
     fn constructor(&self) -> Option<&'static str> {
         Some("__init__")
     }

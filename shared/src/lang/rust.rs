@@ -50,6 +50,7 @@ impl Language for Rust {
             module_key: module_key(path),
             crate_key: crate_key(path),
             facts: FileFacts::default(),
+            arm_bindings: Vec::new(),
         }
         .run(path, tree.root_node())
     }
@@ -72,6 +73,25 @@ impl Language for Rust {
 
     fn iterates_receiver(&self, method: &str) -> bool {
         matches!(method, "drain" | "into_iter" | "iter" | "iter_mut")
+    }
+
+    fn picks_element(&self, method: &str) -> bool {
+        matches!(
+            method,
+            "pop"
+                | "pop_front"
+                | "pop_back"
+                | "first"
+                | "first_mut"
+                | "last"
+                | "last_mut"
+                | "front"
+                | "back"
+                | "get"
+                | "get_mut"
+                | "remove"
+                | "swap_remove"
+        )
     }
 
     fn constructs_own_type(&self, function: &str) -> bool {
@@ -207,6 +227,22 @@ struct Walker<'s> {
     module_key: String,
     crate_key: String,
     facts: FileFacts,
+    /// Names match arms bind: (scope, name, first line, last line of the arm).
+    arm_bindings: Vec<ArmBinding>,
+}
+
+/// A name a match arm binds, typed by that arm's variant alone.
+struct ArmBinding {
+    scope: u32,
+    name: String,
+    lines: (u32, u32),
+}
+
+impl ArmBinding {
+    /// The name this arm's binding is typed under: each arm's `s` its own variable.
+    fn unique(&self) -> String {
+        format!("{}@{}", self.name, self.lines.0)
+    }
 }
 
 impl<'s> Walker<'s> {
@@ -257,7 +293,58 @@ impl<'s> Walker<'s> {
             }
             stack.extend(children.drain(..).rev());
         }
+        self.bind_arms();
         self.facts
+    }
+
+    /// `match x { A(ref s) => s.f(), B(ref s) => s.f() }`: each arm's `s` has its own type.
+    /// The arms' facts are typed under a name of their own, and the calls inside each arm's
+    /// lines renamed to it. Arms sharing a line (a one-line match) keep the common name, whose
+    /// types add up.
+    fn bind_arms(&mut self) {
+        let bindings = std::mem::take(&mut self.arm_bindings);
+        let overlaps = |a: &ArmBinding| {
+            bindings.iter().any(|b| {
+                !std::ptr::eq(a, b)
+                    && a.scope == b.scope
+                    && a.name == b.name
+                    && a.lines.0 <= b.lines.1
+                    && b.lines.0 <= a.lines.1
+            })
+        };
+        for binding in bindings.iter().filter(|b| !overlaps(b)) {
+            let unique = binding.unique();
+            let (first, last) = binding.lines;
+            for fact in &mut self.facts.types {
+                if fact.scope == binding.scope
+                    && fact.name == binding.name
+                    && matches!(&fact.value, Value::Attr(_, field) if field.starts_with(ARM_FIELD_MARK) && field.ends_with(&format!("@{first}")))
+                {
+                    fact.name = unique.clone();
+                    if let Value::Attr(_, field) = &mut fact.value {
+                        *field = field
+                            .trim_start_matches(ARM_FIELD_MARK)
+                            .rsplit_once('@')
+                            .map_or(field.clone(), |(f, _)| f.to_string());
+                    }
+                }
+            }
+            for reference in &mut self.facts.refs {
+                if reference.scope == binding.scope && (first..=last).contains(&reference.line) {
+                    rename_receiver(&mut reference.target, &binding.name, &unique);
+                }
+            }
+        }
+        // Facts of arms that kept the common name lose their marks.
+        for fact in &mut self.facts.types {
+            if let Value::Attr(_, field) = &mut fact.value {
+                if let Some(rest) = field.strip_prefix(ARM_FIELD_MARK) {
+                    *field = rest
+                        .rsplit_once('@')
+                        .map_or(rest.to_string(), |(f, _)| f.to_string());
+                }
+            }
+        }
     }
 
     /// Handles one node; returns the scope and owner for its children, or `None` to skip them.
@@ -674,12 +761,22 @@ impl<'s> Walker<'s> {
                 let Some(name) = name.filter(|n| n.kind() == "identifier") else {
                     continue;
                 };
+                let lines = (start_line(arm), end_line(arm));
+                self.arm_bindings.push(ArmBinding {
+                    scope,
+                    name: text(name, source).to_string(),
+                    lines,
+                });
                 self.facts.types.push(TypeFact {
                     scope,
                     slot: TypeSlot::Variable,
                     name: text(name, source).to_string(),
                     eval_scope: scope,
-                    value: Value::Attr(Box::new(scrutinee.clone()), format!("{variant}::{i}")),
+                    // Marked with its arm until `bind_arms` gives it the arm's own name.
+                    value: Value::Attr(
+                        Box::new(scrutinee.clone()),
+                        format!("{ARM_FIELD_MARK}{variant}::{i}@{}", lines.0),
+                    ),
                     // Each arm binds its own `x`; as declarations, the arms' types add up
                     // instead of one arm's outside type spoiling the others.
                     declared: true,
@@ -1154,6 +1251,26 @@ fn attributes_before(node: Node, source: &str) -> Vec<String> {
 }
 
 /// `#[test]`, `#[cfg(test)]`, `#[tokio::test]` and the like.
+/// Marks a match arm's variant field in a fact until [`Walker::bind_arms`] settles its name.
+const ARM_FIELD_MARK: &str = "\u{1}arm:";
+
+/// Renames the variable at the root of a call's receiver (`s.f()`, `s.x.f()`, `s.g().f()`).
+fn rename_receiver(target: &mut Target, from: &str, to: &str) {
+    if let Target::Method { receiver, .. } = target {
+        rename_value(receiver, from, to);
+    }
+}
+
+fn rename_value(value: &mut Value, from: &str, to: &str) {
+    match value {
+        Value::Name(name) if name == from => *name = to.to_string(),
+        Value::Attr(object, _) => rename_value(object, from, to),
+        Value::Call(target) => rename_receiver(target, from, to),
+        Value::ElementOf(inner) | Value::Elements(inner) => rename_value(inner, from, to),
+        _ => {}
+    }
+}
+
 /// The trait of the `impl Trait for T` block a method is written in.
 fn implemented_trait(method: Node, source: &str) -> Option<String> {
     let block = method.parent()?.parent()?;
