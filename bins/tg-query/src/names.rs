@@ -5,7 +5,9 @@
 //!
 //! A name is matched as a run of segments at the end of a symbol's full path (its file's path
 //! without the extension, then its qualified name; `::`, `.` and `/` all separate). Among the
-//! matches, those whose qualified name is the whole name win over those that only end with it,
+//! matches, a path as written wins over one through a package's re-export of a private module
+//! (`httpx.get` for `httpx/_api.py::get`), then those whose qualified name is the whole name over
+//! those that only end with it,
 //! then product code over tests and examples, then a first definition over a `#2`. What is left
 //! must be one symbol; otherwise the candidates are listed, and a name nothing matches gets the
 //! nearest known names.
@@ -77,12 +79,24 @@ pub fn resolve(symbols: &[IndexSymbol], name: &str) -> Result<u32, NameError> {
             nearest: Vec::new(),
         });
     }
-    // (whole qualified name, product, first definition): higher is better.
-    let mut best: Option<(bool, bool, bool)> = None;
+    // (as written, whole qualified name, product, first definition): higher is better.
+    let mut best: Option<(bool, bool, bool, bool)> = None;
     let mut found: Vec<u32> = Vec::new();
     for (i, symbol) in symbols.iter().enumerate() {
         let (segments, qualified) = symbol_segments(symbol);
-        if segments.len() < wanted.len() || !segments.ends_with(&wanted) {
+        // The name as written in the tree, or as a package re-exports it: `httpx.get` for
+        // `httpx/_api.py::get` (private modules, `_x`, left out), which ranks after.
+        let direct = segments.ends_with(&wanted);
+        let public: Vec<String> = {
+            let path = segments.len() - qualified;
+            segments[..path]
+                .iter()
+                .filter(|s| !s.starts_with('_'))
+                .chain(&segments[path..])
+                .cloned()
+                .collect()
+        };
+        if !direct && !(public.len() < segments.len() && public.ends_with(&wanted)) {
             continue;
         }
         // A bare short name never means a module: modules are named by path.
@@ -90,6 +104,7 @@ pub fn resolve(symbols: &[IndexSymbol], name: &str) -> Result<u32, NameError> {
             continue;
         }
         let key = (
+            direct,
             qualified > 0 && wanted.len() >= qualified,
             symbol.role == Role::Product,
             !symbol.id.contains('#'),
@@ -263,6 +278,8 @@ mod tests {
             symbol("pkg/a.py::C.value#2", Method, Role::Product),
             symbol("pkg/b.py::run", Function, Role::Product),
             symbol("pkg/c.py::run", Function, Role::Product),
+            symbol("httpx/_api.py::get", Function, Role::Product),
+            symbol("httpx/_client.py::Client.get", Method, Role::Product),
         ]
     }
 
@@ -300,6 +317,9 @@ mod tests {
         );
         // A property's getter over its setter.
         want("C.value", "pkg/a.py::C.value");
+        // What a package re-exports from its private modules.
+        want("httpx.get", "httpx/_api.py::get");
+        want("httpx.Client.get", "httpx/_client.py::Client.get");
     }
 
     #[test]
