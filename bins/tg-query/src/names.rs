@@ -96,7 +96,8 @@ pub fn resolve(symbols: &[IndexSymbol], name: &str) -> Result<u32, NameError> {
                 .cloned()
                 .collect()
         };
-        if !direct && !(public.len() < segments.len() && public.ends_with(&wanted)) {
+        let reexported = public.len() < segments.len() && public.ends_with(&wanted);
+        if !(direct || reexported) {
             continue;
         }
         // A bare short name never means a module: modules are named by path.
