@@ -223,6 +223,21 @@ pub struct Node {
     pub intent_source: Option<String>,
 }
 
+impl Node {
+    /// The intent was written (by the agent or an LLM) for the symbol's present source: its
+    /// `intent_hash` is the node's `hash`. This is what "enriched" means.
+    pub fn intent_written_for_source(&self) -> bool {
+        self.intent.is_some() && self.intent_hash.as_deref() == Some(self.hash.as_str())
+    }
+
+    /// The intent describes the present source: one written for it, or the doc comment's first
+    /// sentence (zero-token mode), which is read from the present source every run.
+    pub fn intent_is_current(&self) -> bool {
+        self.intent_written_for_source()
+            || (self.intent.is_some() && self.intent_source.as_deref() == Some("doc"))
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EdgeKind {
@@ -429,6 +444,31 @@ mod tests {
         );
         let back: Record = serde_json::from_str(&line).unwrap();
         assert_eq!(back, Record::Node(node));
+    }
+
+    #[test]
+    fn an_intent_is_written_for_the_source_or_read_from_its_doc() {
+        let node: Node = serde_json::from_str(
+            r#"{"id":"a.py::f","kind":"function","name":"f","file":"a.py","line_start":1,"line_end":2,"hash":"h1","intent":"Does f.","intent_hash":"h1","intent_source":"agent"}"#,
+        )
+        .unwrap();
+        assert!(node.intent_written_for_source() && node.intent_is_current());
+        let stale = Node {
+            hash: "h2".into(),
+            ..node.clone()
+        };
+        assert!(!stale.intent_written_for_source() && !stale.intent_is_current());
+        let doc = Node {
+            intent_hash: None,
+            intent_source: Some("doc".into()),
+            ..node.clone()
+        };
+        assert!(!doc.intent_written_for_source() && doc.intent_is_current());
+        let none = Node {
+            intent: None,
+            ..node
+        };
+        assert!(!none.intent_is_current());
     }
 
     #[test]

@@ -77,9 +77,7 @@ fn collect(input: &mut Input, output: &mut Output) -> Result<Option<Collected>, 
                 if seen.index.contains_key(&node.id) {
                     continue;
                 }
-                let current = node.intent.is_some()
-                    && (node.intent_hash.as_deref() == Some(node.hash.as_str())
-                        || node.intent_source.as_deref() == Some("doc"));
+                let current = node.intent_is_current();
                 seen.index
                     .insert(node.id.clone(), seen.symbols.len() as u32);
                 seen.parents.push(node.parent.clone());

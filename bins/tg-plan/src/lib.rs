@@ -122,7 +122,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
                         role: node.role,
                     });
                     current_intent.push(
-                        (node.intent.is_some() && node.intent_hash.as_deref() == Some(&node.hash))
+                        node.intent_written_for_source()
                             || intents.lookup(&node.id, &node.hash).current().is_some(),
                     );
                 }

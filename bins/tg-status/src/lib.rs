@@ -68,8 +68,7 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
         let written = match &item.record {
             Some(Record::Node(node)) => {
                 nodes += 1;
-                if node.intent.is_some() && node.intent_hash.as_deref() == Some(node.hash.as_str())
-                {
+                if node.intent_written_for_source() {
                     current.insert(node.id.clone());
                 }
                 graph.node(&item.raw)
