@@ -107,21 +107,13 @@ fn config_references(root: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
     (words, paths)
 }
 
-/// Files that look names up at run time (`getattr`, `importlib`, `__getattr__`, `dlsym`): a
-/// function in them may be called by a name the graph never sees.
-fn reflective_files(root: &Path, files: &BTreeSet<&str>) -> BTreeSet<String> {
-    files
-        .iter()
-        .filter(|f| {
-            std::fs::read_to_string(root.join(f)).is_ok_and(|text| {
-                text.contains("getattr(")
-                    || text.contains("importlib")
-                    || text.contains("__getattr__")
-                    || text.contains("dlsym(")
-            })
-        })
-        .map(|f| (*f).to_string())
-        .collect()
+/// Whether a file's text looks names up at run time (`getattr`, `importlib`, `__getattr__`,
+/// `dlsym`): a function in it may be called by a name the graph never sees.
+fn is_reflective(text: &str) -> bool {
+    text.contains("getattr(")
+        || text.contains("importlib")
+        || text.contains("__getattr__")
+        || text.contains("dlsym(")
 }
 
 /// Words appearing in the repository's C headers (what a header declares is API).
@@ -137,14 +129,16 @@ fn header_words(root: &Path, files: &BTreeSet<&str>) -> BTreeSet<String> {
     out
 }
 
-/// How often each identifier occurs in the code (not the comments or docstrings) of the
-/// repository's indexed files. A name written more than
-/// once (its definition and a use) may be called in a way the graph does not record: through an
-/// attribute of an untyped value, as a callback, by `getattr`, returned from a decorator.
-fn word_counts(root: &Path, files: &BTreeSet<&str>) -> HashMap<String, u32> {
+/// What one read of the repository's indexed files tells: how often each identifier occurs in
+/// their code (not the comments or docstrings), and which files look names up at run time
+/// ([`is_reflective`]). A name written more than once (its definition and a use) may be called
+/// in a way the graph does not record: through an attribute of an untyped value, as a callback,
+/// by `getattr`, returned from a decorator.
+fn scan_code(root: &Path, files: &BTreeSet<&str>) -> (HashMap<String, u32>, BTreeSet<String>) {
     let mut counts: HashMap<String, u32> = HashMap::new();
+    let mut reflective = BTreeSet::new();
     let Ok(word) = Regex::new(r"[A-Za-z_][A-Za-z0-9_]*") else {
-        return counts;
+        return (counts, reflective);
     };
     // Prose does not call anything: comments and docstrings are left out of the count, with
     // each language's own syntax (a C `#define` and a Python `//` are code).
@@ -153,6 +147,9 @@ fn word_counts(root: &Path, files: &BTreeSet<&str>) -> HashMap<String, u32> {
     for file in files {
         if let Ok(bytes) = std::fs::read(root.join(file)) {
             let text = String::from_utf8_lossy(&bytes);
+            if is_reflective(&text) {
+                reflective.insert((*file).to_string());
+            }
             let prose = match language(file) {
                 "python" => python.as_ref(),
                 "c" | "rust" => c_like.as_ref(),
@@ -167,7 +164,7 @@ fn word_counts(root: &Path, files: &BTreeSet<&str>) -> HashMap<String, u32> {
             }
         }
     }
-    counts
+    (counts, reflective)
 }
 
 /// The definition line and the lines above it that belong to it: decorators (a call spread
@@ -205,9 +202,8 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
     let files: BTreeSet<&str> = symbols.iter().map(|s| s.file.as_str()).collect();
     let exports = python_exports(root, &files);
     let headers = header_words(root, &files);
-    let words = word_counts(root, &files);
+    let (words, reflective) = scan_code(root, &files);
     let (config_words, config_paths) = config_references(root);
-    let reflective = reflective_files(root, &files);
     let rust_library = root.join("src/lib.rs").exists()
         || files
             .iter()

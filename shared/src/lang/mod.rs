@@ -37,6 +37,18 @@ pub struct FileFacts {
 }
 
 impl FileFacts {
+    /// `name`, a variable of `scope`, holds `value` (evaluated in that scope).
+    pub(crate) fn variable_type(&mut self, scope: u32, name: String, value: Value, declared: bool) {
+        self.types.push(TypeFact {
+            scope,
+            slot: TypeSlot::Variable,
+            name,
+            eval_scope: scope,
+            value,
+            declared,
+        });
+    }
+
     /// The role of symbol `i` of the file at `path`: generated files whole, then test-only
     /// symbols (Rust `#[cfg(test)]`), then the language's path conventions.
     pub fn role(&self, lang: &dyn Language, path: &str, i: usize) -> crate::record::Role {

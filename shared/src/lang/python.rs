@@ -505,14 +505,8 @@ impl<'s> Walker<'s> {
             .map_or(Value::Type(Vec::new()), |iterable| {
                 Value::ElementOf(Box::new(iterable))
             });
-        self.facts.types.push(TypeFact {
-            scope,
-            slot: TypeSlot::Variable,
-            name: text(left, self.source).to_string(),
-            eval_scope: scope,
-            value,
-            declared: false,
-        });
+        self.facts
+            .variable_type(scope, text(left, self.source).to_string(), value, false);
     }
 
     /// `with open_thing() as name`: `name` is what the context manager's `__enter__` gives
@@ -550,14 +544,8 @@ impl<'s> Walker<'s> {
                 }))
             })
             .unwrap_or(Value::Type(Vec::new()));
-        self.facts.types.push(TypeFact {
-            scope,
-            slot: TypeSlot::Variable,
-            name: text(name, source).to_string(),
-            eval_scope: scope,
-            value,
-            declared: false,
-        });
+        self.facts
+            .variable_type(scope, text(name, source).to_string(), value, false);
     }
 
     /// `return inner` where `inner` is a function this one defines (a decorator factory);

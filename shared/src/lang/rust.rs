@@ -818,14 +818,7 @@ impl<'s> Walker<'s> {
                 _ => continue,
             };
             if let Some(value) = value {
-                self.facts.types.push(TypeFact {
-                    scope: function,
-                    slot: TypeSlot::Variable,
-                    name,
-                    eval_scope: function,
-                    value,
-                    declared: true,
-                });
+                self.facts.variable_type(function, name, value, true);
             }
         }
     }
@@ -853,14 +846,8 @@ impl<'s> Walker<'s> {
                     .unwrap_or(Value::Type(Vec::new())),
             ),
         };
-        self.facts.types.push(TypeFact {
-            scope,
-            slot: TypeSlot::Variable,
-            name: text(pattern, source).to_string(),
-            eval_scope: scope,
-            value,
-            declared,
-        });
+        self.facts
+            .variable_type(scope, text(pattern, source).to_string(), value, declared);
     }
 
     /// `for x in &self.items` / `for x in items.iter()`: `x` is an element of the iterable.
@@ -878,14 +865,8 @@ impl<'s> Walker<'s> {
             .map_or(Value::Type(Vec::new()), |iterable| {
                 Value::ElementOf(Box::new(iterable))
             });
-        self.facts.types.push(TypeFact {
-            scope,
-            slot: TypeSlot::Variable,
-            name: text(pattern, source).to_string(),
-            eval_scope: scope,
-            value,
-            declared: false,
-        });
+        self.facts
+            .variable_type(scope, text(pattern, source).to_string(), value, false);
     }
 
     /// Turns `crate::a::f`, `self::f`, `super::f`, `Self::f` and `a::b::f` into targets.
