@@ -68,6 +68,7 @@ model:
 test: deps model
 	$(CARGO) build --workspace --all-targets
 	$(CARGO) test --workspace
+	CARGO=$(CARGO) bash tests/tmpfs.sh
 	bash bench/accuracy/deps_python.sh
 	python3 bench/accuracy/selftest.py
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)

@@ -618,8 +618,8 @@ fn a_skipped_file_that_becomes_source_makes_the_state_stale() {
         .any(|n| n["id"] == "pkg/blob.py::hidden"));
 }
 
-/// The seed spec's fields and JSON types for each state, written from the spec (DESIGN.md §4,
-/// issue 18), not from our output: every golden payload (each written by a real run in the
+/// The seed spec's fields and JSON types for each state, written from the spec (quoted in
+/// `.tldrgraph/AGENT_CONTRACT.md`, issue 18), not from our output: every golden payload (each written by a real run in the
 /// tests above) must carry them with exactly these types; extra fields may stand beside them.
 #[test]
 fn golden_payloads_keep_the_seed_specs_field_types() {

@@ -117,18 +117,27 @@ pub fn json_payload(output: &Output) -> (serde_json::Value, i32) {
     (payload, output.status.code().unwrap_or(-1))
 }
 
-/// Compares `actual` with `tests/golden/<name>`; `UPDATE_GOLDEN=1` rewrites the file instead.
+/// Compares `actual` with `tests/golden/<name>`. With `UPDATE_GOLDEN=1` a file that differs (or
+/// is missing) is rewritten and the test still fails, naming it: blessing is never a pass, so a
+/// run that rewrote goldens cannot be mistaken for a green one. Run again without it to check.
 pub fn assert_golden(name: &str, actual: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("golden")
         .join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().expect("golden dir")).expect("mkdir golden");
-        std::fs::write(&path, actual).expect("write golden");
+    let expected = std::fs::read_to_string(&path);
+    if expected.as_deref().is_ok_and(|e| e == actual) {
         return;
     }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()));
+    if std::env::var("UPDATE_GOLDEN").as_deref() == Ok("1") {
+        std::fs::create_dir_all(path.parent().expect("golden dir")).expect("mkdir golden");
+        std::fs::write(&path, actual).expect("write golden");
+        panic!(
+            "{} was rewritten (UPDATE_GOLDEN=1); review the diff and run again without it",
+            path.display()
+        );
+    }
+    let expected =
+        expected.unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()));
     assert_eq!(actual, expected, "differs from {}", path.display());
 }
 

@@ -16,19 +16,10 @@ pub const BLOCKING_ORDER: [&str; 4] = [
 
 pub const NEEDS_LAYERS: &str = "needs_layers";
 pub const NEEDS_CONFIRMATION: &str = "needs_confirmation";
-/// The ranked candidates behind `needs_confirmation`, in `.tldrgraph/` (written by tg-plan,
-/// shown by `tldrgraph plan`).
-pub const PLAN_FILE: &str = "plan.json";
 /// Symbols per enrichment batch unless `--batch` says otherwise (the seed's 200).
 pub const DEFAULT_BATCH: u64 = 200;
 pub const NEEDS_ENRICHMENT: &str = "needs_enrichment";
 pub const NEEDS_EMBEDDINGS: &str = "needs_embeddings";
-/// The batch of `needs_enrichment`, also written here for agents whose tool output is cut.
-pub const REQUEST_FILE: &str = "enrichment_request.json";
-/// An answer dropped as `enrichment_response.{json,yaml,ndjson}` is applied by the next
-/// `tldrgraph init`, then renamed `enrichment_response.applied.<ext>`.
-pub const RESPONSE_STEM: &str = "enrichment_response";
-pub const RESPONSE_EXTENSIONS: [&str; 4] = ["json", "ndjson", "yaml", "yml"];
 pub const DONE: &str = "done";
 pub const ERROR: &str = "error";
 
@@ -160,6 +151,16 @@ pub fn enrichment_action(count: usize) -> String {
         "Write a one-line intent (what it is for, not how it works) for each of the {count} symbols in `batch`, \
          as a JSON array of {{\"id\": ..., \"intent\": ...}}; run `tldrgraph enrich --apply FILE`, then `tldrgraph init --json` again"
     )
+}
+
+/// `needs_embeddings`: embeddings are on but could not be completed in this run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NeedsEmbeddings {
+    pub symbols_count: u64,
+    pub embedded_count: u64,
+    pub missing_count: u64,
+    pub reason: String,
+    pub next_action: String,
 }
 
 /// Everything is up to date.

@@ -1,54 +1,23 @@
 //! Whether the last build is still current: the sources' content hashes (and those of the
 //! layers config, the approval and the stored intents) against the ones the build saw, kept in
-//! `.tldrgraph/state.json`. `tldrgraph status` reports it whole; every answer of tg-query says
+//! `.tldrgraph/state.json` ([`SavedState`]). `tldrgraph status` reports it whole; every answer of tg-query says
 //! it in one line.
 
+use crate::artifacts::{self, state::SavedState};
 use crate::hash::content_hash;
-use crate::layers::{self, CONFIG_FILE};
+use crate::layers;
 use crate::store::{self, Store};
 use crate::walk;
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
-
-/// The last computed state, in `.tldrgraph/`.
-pub const STATE_FILE: &str = "state.json";
 
 /// Paths of each kind of change listed in a payload (all are counted).
 const EXAMPLES: usize = 5;
 
-/// `.tldrgraph/state.json`.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct SavedState {
-    /// The contract payload printed for that build.
-    pub payload: Value,
-    /// Every source file of the build and its content hash.
-    pub files: BTreeMap<String, String>,
-    /// Files the build saw and skipped (binary, too large, unreadable): known, not hashed.
-    #[serde(default)]
-    pub skipped: Vec<String>,
-    /// Size and modification time (ns) of each skipped file: one that changes (a huge file cut
-    /// down, a binary replaced by source) makes the state stale. Not hashed: they may be huge.
-    #[serde(default)]
-    pub skipped_stamps: BTreeMap<String, (u64, u128)>,
-    /// Content hash of `.tldrgraph/layers.config.yaml` when the state was computed.
-    #[serde(default)]
-    pub config_hash: Option<String>,
-    /// Hash of approval.json and intents.ndjson when the state was computed.
-    #[serde(default)]
-    pub decisions_hash: Option<String>,
-    /// The `--exclude` globs the build's walk was given (beside the config's `exclude:`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub exclude: Vec<String>,
-    /// The build read ignored files too (`--no-ignore`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub no_ignore: bool,
-}
-
 /// Hash of the layers config, `None` when there is none.
 pub fn config_hash(store: &Store) -> Option<String> {
-    std::fs::read(store.path(CONFIG_FILE))
+    std::fs::read(store.path(artifacts::LAYERS_CONFIG))
         .ok()
         .map(|bytes| content_hash(&bytes))
 }
@@ -57,7 +26,7 @@ pub fn config_hash(store: &Store) -> Option<String> {
 /// the approval and the stored intents (`enrich --apply`).
 pub fn decisions_hash(store: &Store) -> Option<String> {
     let mut hasher = crate::hash::Hasher::new();
-    for name in [crate::approval::APPROVAL_FILE, crate::intents::INTENTS_FILE] {
+    for name in [artifacts::APPROVAL, artifacts::INTENTS] {
         match std::fs::read(store.path(name)) {
             Ok(bytes) => hasher.update(content_hash(&bytes).as_bytes()),
             Err(_) => hasher.update(b"absent"),
@@ -138,12 +107,6 @@ impl Changes {
             parts.join(", ")
         ))
     }
-}
-
-/// The state of the last build, if there is a readable one.
-pub fn load(store: &Store) -> Option<SavedState> {
-    let bytes = std::fs::read(store.path(STATE_FILE)).ok()?;
-    serde_json::from_slice(&bytes).ok()
 }
 
 /// What changed in the repository at `root` since `state` was written, walking as that build

@@ -18,8 +18,6 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
-pub const INTENTS_FILE: &str = "intents.ndjson";
-
 /// Who wrote an intent.
 pub const SOURCE_AGENT: &str = "agent";
 pub const SOURCE_LLM: &str = "llm";
@@ -281,7 +279,7 @@ mod tests {
     #[test]
     fn the_file_is_sorted_and_round_trips() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(INTENTS_FILE);
+        let path = dir.path().join(crate::artifacts::INTENTS);
         let mut store = IntentStore::default();
         store.insert(entry("z.py::z", "h2", "Zed."));
         store.insert(entry("a.py::a", "h1", "Ay."));

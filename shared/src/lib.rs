@@ -3,6 +3,7 @@
 //! the language registry.
 
 pub mod approval;
+pub mod artifacts;
 pub mod codec;
 pub mod contract;
 pub mod embed;

@@ -8,10 +8,10 @@
 //! ```text
 //! {"type":"header","schema":"1.0","producer":"tg-extract 0.1.0","root":"."}
 //! {"type":"file","path":"pkg/loader.py","lang":"python","hash":"9f2c…","bytes":1234,"lines":80}
-//! {"type":"node","id":"pkg/loader.py::GraphLoader.load","kind":"method","name":"load","file":"pkg/loader.py","line_start":45,"line_end":90,"parent":"pkg/loader.py::GraphLoader","signature":"def load(self, path)","doc":"Load a graph.","hash":"1b7e…"}
+//! {"type":"node","id":"pkg/loader.py::GraphLoader.load","kind":"method","name":"load","file":"pkg/loader.py","line_start":45,"line_end":90,"parent":"pkg/loader.py::GraphLoader","signature":"def load(self, path)","doc":"Load a graph.","hash":"1b7e…","role":"product"}
 //! {"type":"edge","kind":"calls","src":"pkg/loader.py::GraphLoader.load","dst":"pkg/io.py::read_json","line":52,"count":1,"resolution":"import","confidence":0.95}
-//! {"type":"diagnostic","level":"warning","file":"vendor/big.min.js","message":"skipped: file larger than 2 MiB (3145728 bytes)"}
-//! {"type":"summary","stage":"tg-extract","cached":117,"files_seen":120,"nodes":3400,"parsed":3}
+//! {"type":"diagnostic","level":"warning","file":"data/table.py","code":"too_large","message":"skipped: file larger than --max-file-size 33554432 bytes (40000000 bytes)"}
+//! {"type":"summary","stage":"tg-extract","calls_unresolved":12,"diagnostics":1,"edges":5210,"edges_calls":2100,"edges_contains":3300,"edges_imports":400,"edges_includes":0,"edges_inherits":60,"files":119,"files_seen":120,"imports_external":35,"nodes":3400,"skipped":1}
 //! ```
 //!
 //! Ids: a module is its repo-relative path (`pkg/loader.py`); a symbol is `path::Qualified.Name`
@@ -469,6 +469,30 @@ mod tests {
             ..node
         };
         assert!(!none.intent_is_current());
+    }
+
+    /// The module's wire example is real: each line reads as the record its `type` names, and
+    /// writing that record again gives the same fields and values.
+    #[test]
+    fn the_wire_example_in_this_module_is_what_the_types_write() {
+        let source = include_str!("record.rs");
+        let lines: Vec<&str> = source
+            .lines()
+            .filter_map(|l| l.strip_prefix("//! {"))
+            .collect();
+        assert_eq!(
+            lines.len(),
+            6,
+            "the example has one line per record type shown"
+        );
+        for rest in lines {
+            let line = format!("{{{rest}");
+            let written: serde_json::Value = serde_json::from_str(&line).unwrap();
+            let record: Record =
+                serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            let again = serde_json::to_value(&record).unwrap();
+            assert_eq!(again, written, "{line}");
+        }
     }
 
     #[test]

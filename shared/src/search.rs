@@ -9,8 +9,6 @@ use crate::record::{EdgeKind, NodeKind, Role};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-pub const INDEX_FILE: &str = "search.bin";
-pub const VECTORS_FILE: &str = "vectors.f32";
 /// Bumped when the layout or the embedded text changes: an older index is rebuilt whole.
 pub const INDEX_VERSION: u32 = 4;
 /// `vector` of a symbol with no embedding.

@@ -1,6 +1,6 @@
 //! What every stream stage does the same way: where its input comes from and its output goes,
 //! how it fails (exit code, message, hint), and how it tells a complete stream from one whose
-//! producer died (DESIGN.md §3: the last record is a `summary`).
+//! producer died (the last record is a `summary`: [`crate::record`]).
 
 use crate::exit;
 use crate::ndjson::{Item, NdjsonError, RecordReader};

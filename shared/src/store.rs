@@ -1,6 +1,7 @@
 //! The `.tldrgraph/` directory: where each artifact lives, atomic and write-only-if-changed
 //! writes, and the lock that serialises concurrent runs on one repository.
 
+use crate::artifacts;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -69,7 +70,7 @@ impl Store {
             ));
         }
         let canonical_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-        for dir in [store.dir.clone(), store.dir.join("cache")] {
+        for dir in [store.dir.clone(), store.dir.join(artifacts::CACHE_DIR)] {
             let Ok(entries) = fs::read_dir(&dir) else {
                 continue;
             };
@@ -107,17 +108,21 @@ impl Store {
 
     /// The extraction cache (per file, keyed by content hash).
     pub fn extract_cache_path(&self) -> PathBuf {
-        self.dir.join("cache").join("extract.bin")
+        self.dir
+            .join(artifacts::CACHE_DIR)
+            .join(artifacts::EXTRACT_CACHE)
     }
 
     /// tg-extract's last output, reused when nothing changed.
     pub fn extract_output_cache_path(&self) -> PathBuf {
-        self.dir.join("cache").join("extract.out")
+        self.dir
+            .join(artifacts::CACHE_DIR)
+            .join(artifacts::EXTRACT_OUTPUT)
     }
 
     /// The lock file that serialises runs on one repository.
     pub fn lock_path(&self) -> PathBuf {
-        self.dir.join("tldrgraph.lock")
+        self.dir.join(artifacts::LOCK)
     }
 
     /// Takes the repository lock, waiting for another run to finish. Released on drop.
@@ -160,7 +165,7 @@ impl Store {
     pub fn remove_stale_temporaries(&self) -> usize {
         let cutoff = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
         let mut removed = 0;
-        for dir in [self.dir.clone(), self.dir.join("cache")] {
+        for dir in [self.dir.clone(), self.dir.join(artifacts::CACHE_DIR)] {
             let Ok(entries) = fs::read_dir(&dir) else {
                 continue;
             };

@@ -1,7 +1,7 @@
 //! Property tests (issue 9): the NDJSON reader/writer round trip, the layers config parser and
 //! the id scheme, on generated inputs. `PROPTEST_CASES=N` raises the number of cases per
 //! property (the default keeps the whole file to a few seconds in a debug build); a failure is
-//! shrunk and its seed saved under `shared/tests/proptest-regressions/` (commit that file).
+//! shrunk and its seed saved in `shared/tests/properties.proptest-regressions` (commit that file).
 #![allow(clippy::unwrap_used)]
 
 use proptest::collection::{btree_map, vec};
@@ -484,7 +484,7 @@ proptest! {
 }
 
 /// A score written by tg-plan must read back as the same double, or any tool that reads the
-/// stream and writes it again changes the bytes (DESIGN.md: same input, same bytes). Fails
+/// stream and writes it again changes the bytes (same input, same bytes). Fails
 /// while serde_json is built without its `float_roundtrip` feature: its default parser can be
 /// one ULP off (found by `ndjson_writer_output_reads_back_identically`, issue 9).
 #[test]
@@ -1182,7 +1182,7 @@ proptest! {
 
 // ---------------------------------------------------------------------------------------------
 // The id scheme: `path` for a module, `path::Qualified.Name`, `#k` for the k-th repeat in
-// source order (DESIGN.md §3; built by tg-extract's `symbol_ids` from the facts extracted here).
+// source order (the id scheme of `tg_shared::record`; built by tg-extract's `symbol_ids` from the facts extracted here).
 // ---------------------------------------------------------------------------------------------
 
 use tg_extract::graph::symbol_ids;

@@ -1,5 +1,5 @@
 //! tg-classify: the layer of every node, the edges that cross layers or break `may_depend_on`,
-//! and the overview an agent designs layers from (DESIGN.md §1, §4).
+//! and the overview an agent designs layers from (the agent contract's `needs_layers`).
 //!
 //! Stream: every input record passes through in order; nodes gain `layer`; dependency edges
 //! (`calls`, `imports`, `includes`, `inherits`) between two layers gain `cross_layer: true`, and
@@ -18,21 +18,17 @@ pub mod report;
 use classify::Tally;
 use cli::Cli;
 use std::collections::BTreeMap;
+use tg_shared::artifacts;
 
 use tg_shared::contract::{self, NeedsLayers};
 use tg_shared::exit;
-use tg_shared::layers::{self, LayerConfig, CONFIG_FILE};
+use tg_shared::layers::{self, LayerConfig};
 use tg_shared::record::{LayerRecord, Record, Summary};
 use tg_shared::stage::{Failure, Input, Output, StreamCheck};
 use tg_shared::store::{self, STORE_DIR};
 
 /// This stage's name, in its summary record.
 pub const STAGE: &str = "tg-classify";
-
-/// The overview written for the agent, relative to the root.
-pub const SYMBOLS_FILE: &str = "symbols.md";
-/// The per-layer report, relative to the store.
-pub const REPORT_FILE: &str = "layers.yaml";
 
 /// Layers the agent assigned with its intents (`layer` in `.tldrgraph/intents.ndjson`), by node
 /// id; one naming a layer the config no longer has is ignored, with a warning.
@@ -41,7 +37,7 @@ fn layer_overrides(
     config: &LayerConfig,
     quiet: bool,
 ) -> Result<rustc_hash::FxHashMap<String, usize>, Failure> {
-    let path = store.path(tg_shared::intents::INTENTS_FILE);
+    let path = store.path(artifacts::INTENTS);
     let intents = tg_shared::intents::IntentStore::load(&path)
         .map_err(|message| Failure::new(tg_shared::exit::DATA, message))?;
     let mut overrides = rustc_hash::FxHashMap::default();
@@ -127,15 +123,15 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     let yaml = report::to_yaml(&layers_report).map_err(|e| {
         Failure::new(
             exit::SOFTWARE,
-            format!("cannot serialise {REPORT_FILE}: {e}"),
+            format!("cannot serialise {}: {e}", artifacts::LAYERS_REPORT),
         )
     })?;
     let _lock = store
         .lock()
         .map_err(|e| Failure::cant_write(&store.lock_path(), &e))?;
     for (name, bytes) in [
-        (REPORT_FILE, yaml.as_bytes()),
-        (SYMBOLS_FILE, markdown.as_bytes()),
+        (artifacts::LAYERS_REPORT, yaml.as_bytes()),
+        (artifacts::SYMBOLS, markdown.as_bytes()),
     ] {
         let path = store.path(name);
         store::write_if_changed(&path, bytes).map_err(|e| Failure::cant_write(&path, &e))?;
@@ -161,14 +157,15 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             .count() as u64;
         let payload = NeedsLayers {
             reason: format!(
-                "{STORE_DIR}/{CONFIG_FILE} does not exist: the layers of this repository are not designed yet"
+                "{STORE_DIR}/{} does not exist: the layers of this repository are not designed yet",
+                artifacts::LAYERS_CONFIG
             ),
             extracted_symbols_count: symbols,
             top_directories: directories.iter().map(|d| d.path.clone()).collect(),
             directories: directories.clone(),
             next_action: contract::NEEDS_LAYERS_ACTION.to_string(),
-            symbols_overview: format!("{STORE_DIR}/{SYMBOLS_FILE}"),
-            config_path: format!("{STORE_DIR}/{CONFIG_FILE}"),
+            symbols_overview: format!("{STORE_DIR}/{}", artifacts::SYMBOLS),
+            config_path: format!("{STORE_DIR}/{}", artifacts::LAYERS_CONFIG),
             no_sources: no_sources.clone(),
         };
         output.record(&Record::Status(contract::status(

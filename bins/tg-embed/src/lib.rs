@@ -1,4 +1,4 @@
-//! tg-embed: embeddings for every symbol and the search index (DESIGN.md §1, §5), so the graph
+//! tg-embed: embeddings for every symbol and the search index, so the graph
 //! can be asked questions in every state once layers exist.
 
 pub mod cli;
@@ -9,11 +9,11 @@ use cli::{Cli, Embeddings};
 use embedder::{Embedder, HttpEmbedder, Service};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
-use tg_shared::contract;
+use tg_shared::artifacts;
+use tg_shared::contract::{self, NeedsEmbeddings};
 use tg_shared::embed;
 use tg_shared::exit;
 use tg_shared::hash::{content_hash, Hasher};
@@ -21,7 +21,7 @@ use tg_shared::lexical;
 use tg_shared::record::{EdgeKind, NodeKind, Record, Summary};
 use tg_shared::search::{
     self, Embedder as EmbedderInfo, IndexEdge, IndexHead, IndexLayer, IndexSymbol, Postings,
-    SearchIndex, INDEX_FILE, INDEX_VERSION, NO_VECTOR, VECTORS_FILE,
+    SearchIndex, INDEX_VERSION, NO_VECTOR,
 };
 use tg_shared::stage::{Failure, Input, Output, StreamCheck};
 use tg_shared::store::{self, Store};
@@ -40,16 +40,6 @@ struct Collected {
     layers: Vec<IndexLayer>,
     /// A `needs_layers` upstream: the agent is designing layers; nothing is indexed yet.
     layers_missing: bool,
-}
-
-/// `needs_embeddings`: embeddings are on but could not be completed in this run.
-#[derive(Debug, Serialize)]
-pub struct NeedsEmbeddings {
-    pub symbols_count: u64,
-    pub embedded_count: u64,
-    pub missing_count: u64,
-    pub reason: String,
-    pub next_action: String,
 }
 
 fn is_ours(record: &Option<Record>) -> bool {
@@ -127,13 +117,10 @@ fn collect(input: &mut Input, output: &mut Output) -> Result<Option<Collected>, 
     Ok(Some(seen))
 }
 
-/// The checksums of search.bin and vectors.f32, written after both.
-pub const SUMS_FILE: &str = "search.sum";
-
 /// Whether search.bin and vectors.f32 are the pair the last run wrote whole (not truncated,
 /// edited or left half-written by a killed run).
 fn artifacts_intact(store: &Store) -> bool {
-    let Ok(sums) = std::fs::read_to_string(store.path(SUMS_FILE)) else {
+    let Ok(sums) = std::fs::read_to_string(store.path(artifacts::SEARCH_SUMS)) else {
         return false;
     };
     let mut parts = sums.split_whitespace();
@@ -145,8 +132,8 @@ fn artifacts_intact(store: &Store) -> bool {
             .ok()
             .map(|b| content_hash(&b))
     };
-    hash_of(INDEX_FILE).as_deref() == Some(index)
-        && hash_of(VECTORS_FILE).as_deref() == Some(vectors)
+    hash_of(artifacts::SEARCH_INDEX).as_deref() == Some(index)
+        && hash_of(artifacts::SEARCH_VECTORS).as_deref() == Some(vectors)
 }
 
 /// This stage's summary: the same bytes whether the index was rebuilt or found current.
@@ -257,7 +244,7 @@ fn choose(cli: &Cli) -> Result<Option<Result<Embedder, String>>, Failure> {
 
 /// Vectors of the previous index, by text hash, if it was made by the same embedder.
 fn previous_vectors(store: &Store, embedder_id: &str) -> HashMap<String, Vec<f32>> {
-    let path = store.path(INDEX_FILE);
+    let path = store.path(artifacts::SEARCH_INDEX);
     let old = match SearchIndex::load(&path) {
         Ok(old) => old,
         Err(_) if !path.exists() => return HashMap::new(),
@@ -270,7 +257,11 @@ fn previous_vectors(store: &Store, embedder_id: &str) -> HashMap<String, Vec<f32
         return HashMap::new();
     };
     let dim = info.dim as usize;
-    let vectors = match search::load_vectors(&store.path(VECTORS_FILE), old.rows as usize, dim) {
+    let vectors = match search::load_vectors(
+        &store.path(artifacts::SEARCH_VECTORS),
+        old.rows as usize,
+        dim,
+    ) {
         Ok(vectors) => vectors,
         Err(err) => {
             eprintln!("tg-embed: warning: {err}; embedding again");
@@ -279,7 +270,11 @@ fn previous_vectors(store: &Store, embedder_id: &str) -> HashMap<String, Vec<f32
     };
     if content_hash(&search::vectors_to_bytes(&vectors)) != old.vectors_hash {
         // The matrix is not the one this index was written with (a run killed in between).
-        eprintln!("tg-embed: warning: {VECTORS_FILE} does not match {INDEX_FILE}; embedding again");
+        eprintln!(
+            "tg-embed: warning: {} does not match {}; embedding again",
+            artifacts::SEARCH_VECTORS,
+            artifacts::SEARCH_INDEX
+        );
         return HashMap::new();
     }
     old.symbols
@@ -360,7 +355,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     let mut output = Output::new(cli.output.as_deref());
     // Only a complete build is reused whole: an incomplete one (endpoint down) tries again.
     if !matches!(chosen, Some(Err(_))) {
-        if let Some(head) = IndexHead::read(&store.path(INDEX_FILE)) {
+        if let Some(head) = IndexHead::read(&store.path(artifacts::SEARCH_INDEX)) {
             if head.fingerprint == fingerprint
                 && (head.ready || chosen.is_none())
                 && artifacts_intact(&store)
@@ -578,9 +573,9 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         );
         // The checksums last: they vouch for the pair only once both are written.
         for (name, bytes) in [
-            (VECTORS_FILE, vector_bytes.as_slice()),
-            (INDEX_FILE, encoded.as_slice()),
-            (SUMS_FILE, sums.as_bytes()),
+            (artifacts::SEARCH_VECTORS, vector_bytes.as_slice()),
+            (artifacts::SEARCH_INDEX, encoded.as_slice()),
+            (artifacts::SEARCH_SUMS, sums.as_bytes()),
         ] {
             let path = store.path(name);
             store::write_if_changed(&path, bytes).map_err(|e| Failure::cant_write(&path, &e))?;

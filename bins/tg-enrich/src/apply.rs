@@ -7,38 +7,18 @@
 //! `intent`, and optionally `layer` (overrides the classifier for that symbol), `inputs` and
 //! `outputs` (a string or a list of strings).
 
-use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeSet, HashMap};
 use std::io::Read;
 use std::path::Path;
+use tg_shared::artifacts::{self, graph::Graph};
 use tg_shared::exit;
-use tg_shared::intents::{IntentStore, StoredIntent, INTENTS_FILE, SOURCE_AGENT};
+use tg_shared::intents::{IntentStore, StoredIntent, SOURCE_AGENT};
 use tg_shared::stage::{Failure, Output};
 use tg_shared::store::Store;
 
-/// The graph tg-status writes; only what validation needs is read.
-pub const GRAPH_FILE: &str = "graph.json";
 /// An intent is one line of prose, not an essay.
 pub const MAX_INTENT_CHARS: usize = 1000;
-
-#[derive(Deserialize)]
-struct GraphFile {
-    nodes: Vec<GraphNode>,
-    #[serde(default)]
-    layers: Vec<GraphLayer>,
-}
-
-#[derive(Deserialize)]
-struct GraphNode {
-    id: String,
-    hash: String,
-}
-
-#[derive(Deserialize)]
-struct GraphLayer {
-    id: String,
-}
 
 /// One entry of the answer and where it was (`line 3`, `entry 2`).
 #[derive(Debug, Clone)]
@@ -264,20 +244,10 @@ fn read_answer(file: &Path) -> Result<(String, String), Failure> {
 }
 
 fn load_graph(store: &Store) -> Result<(HashMap<String, String>, BTreeSet<String>), Failure> {
-    let path = store.path(GRAPH_FILE);
-    let bytes = std::fs::read(&path).map_err(|e| {
-        Failure::new(
-            exit::NO_INPUT,
-            format!("cannot read {}: {e}", path.display()),
-        )
-        .with_hint("run `tldrgraph init --json` first: intents are checked against its graph")
-    })?;
-    let graph: GraphFile = serde_json::from_slice(&bytes).map_err(|e| {
-        Failure::new(
-            exit::DATA,
-            format!("{}: line {}: {e}", path.display(), e.line()),
-        )
-        .with_hint("run `tldrgraph init --json` again to rewrite it")
+    let graph = Graph::read(store).map_err(|failure| match failure.code {
+        exit::NO_INPUT => failure
+            .with_hint("run `tldrgraph init --json` first: intents are checked against its graph"),
+        _ => failure,
     })?;
     Ok((
         graph.nodes.into_iter().map(|n| (n.id, n.hash)).collect(),
@@ -305,7 +275,7 @@ pub fn run(store: &Store, file: &Path, quiet: bool) -> Result<(), Failure> {
         )
         .with_hint("fix the entries named and apply the whole file again")
     })?;
-    let path = store.path(INTENTS_FILE);
+    let path = store.path(artifacts::INTENTS);
     let _lock = store
         .lock()
         .map_err(|e| Failure::cant_write(&store.lock_path(), &e))?;

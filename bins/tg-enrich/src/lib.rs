@@ -1,5 +1,5 @@
-//! tg-enrich: one-line intents for the approved bottleneck symbols (DESIGN.md §4), from the
-//! calling agent (`needs_enrichment` batches answered with `--apply`), from an LLM endpoint
+//! tg-enrich: one-line intents for the approved bottleneck symbols (the agent contract's
+//! `needs_enrichment`), from the calling agent (`needs_enrichment` batches answered with `--apply`), from an LLM endpoint
 //! ([`provider`]), or in zero-token mode from doc comments. Intents are stored per symbol in
 //! `.tldrgraph/intents.ndjson` ([`tg_shared::intents`]) with the source hash they describe, so
 //! only a symbol whose own source changed is asked about again.

@@ -13,9 +13,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Seek, Write};
 use tg_shared::approval;
+use tg_shared::artifacts;
 use tg_shared::contract::{self, EnrichmentItem, NeedsEnrichment};
 use tg_shared::exit;
-use tg_shared::intents::{self, IntentStore, Lookup, INTENTS_FILE};
+use tg_shared::intents::{self, IntentStore, Lookup};
 use tg_shared::record::{Candidate, NodeKind, Record, Role, Summary};
 use tg_shared::stage::{Failure, Input, Output, StreamCheck};
 use tg_shared::store::{self, Store, STORE_DIR};
@@ -407,7 +408,7 @@ fn pending<'a>(
 }
 
 pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
-    let intents_path = store_dir.path(INTENTS_FILE);
+    let intents_path = store_dir.path(artifacts::INTENTS);
     let store =
         IntentStore::load(&intents_path).map_err(|message| Failure::new(exit::DATA, message))?;
     let provider = match cli.enrich {
@@ -438,7 +439,7 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
         return Ok(());
     };
 
-    let approval = approval::read(&store_dir.path(approval::APPROVAL_FILE)).unwrap_or(None);
+    let approval = approval::read(&store_dir.path(artifacts::APPROVAL)).unwrap_or(None);
     let batch_size = cli
         .batch
         .or(approval.as_ref().map(|a| a.batch))
@@ -502,7 +503,7 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
         .save(&intents_path)
         .map_err(|e| Failure::cant_write(&intents_path, &e))?;
 
-    let request_path = store_dir.path(contract::REQUEST_FILE);
+    let request_path = store_dir.path(artifacts::ENRICHMENT_REQUEST);
     let status = if still.is_empty() || cli.enrich == Enrich::Off {
         match std::fs::remove_file(&request_path) {
             Ok(()) => {}
@@ -523,10 +524,10 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
             batch_size,
             pending: still.len() as u64,
             remaining_after_batch: (still.len() - batch.len()) as u64,
-            request_file: format!("{STORE_DIR}/{}", contract::REQUEST_FILE),
+            request_file: format!("{STORE_DIR}/{}", artifacts::ENRICHMENT_REQUEST),
             apply_command: format!(
                 "tldrgraph enrich --apply {STORE_DIR}/{}.json",
-                contract::RESPONSE_STEM
+                artifacts::ENRICHMENT_RESPONSE_STEM
             ),
             next_action: contract::enrichment_action(batch.len()),
             failed: failed.clone(),

@@ -1,5 +1,5 @@
-//! The fixture repositories under tests/fixtures/, each with its exact expected nodes and
-//! relations written out by hand (not captured from our own output).
+//! The fixture repositories under the workspace's tests/fixtures/, each with its exact expected
+//! nodes and relations written out by hand (not captured from our own output).
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! tg-plan: the architectural bottleneck symbols worth an intent, and the user's approval
-//! before any token is spent on them (DESIGN.md §4; the selection rules are in [`select`]).
+//! before any token is spent on them (the selection rules are in [`select`]).
 //!
 //! Stream: every record passes through in order, except the candidate records, the
 //! `needs_confirmation` status and the summary of an earlier tg-plan, which are replaced. At the
@@ -12,16 +12,16 @@ pub mod select;
 
 use cli::{Cli, Enrich, DEFAULT_BATCH};
 use rustc_hash::FxHashMap;
-use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use tg_shared::approval;
+use tg_shared::artifacts::{self, plan::PlanFile};
 use tg_shared::contract::{self, NeedsConfirmation};
 use tg_shared::exit;
-use tg_shared::intents::{IntentStore, INTENTS_FILE};
+use tg_shared::intents::IntentStore;
 use tg_shared::layers::{self, PlanSettings};
-use tg_shared::record::{Candidate, Diagnostic, EdgeKind, Level, Record, Resolution, Summary};
+use tg_shared::record::{Diagnostic, EdgeKind, Level, Record, Resolution, Summary};
 use tg_shared::stage::{Failure, Input, Output, StreamCheck};
-use tg_shared::store::{self, Store, STORE_DIR};
+use tg_shared::store::{Store, STORE_DIR};
 
 /// The command that approves what this question is about: the flags that shape it
 /// (`--batch`, `--limit`) repeated, so that running it as given approves no more than asked.
@@ -40,23 +40,6 @@ fn approve_command(cli: &Cli) -> String {
 pub const STAGE: &str = "tg-plan";
 /// The diagnostic code of an approval file that cannot be used.
 pub const BAD_APPROVAL: &str = "bad_approval";
-
-/// `.tldrgraph/plan.json`.
-#[derive(Debug, Serialize)]
-pub struct PlanFile<'a> {
-    pub eligible: u64,
-    pub budget: u64,
-    pub skipped_trivial: u64,
-    pub skipped_not_product: u64,
-    pub product_edges: u64,
-    pub covered_edges: u64,
-    pub cross_layer_calls: u64,
-    pub coverable_calls: u64,
-    pub covered_calls: u64,
-    pub betweenness_covered: f64,
-    pub betweenness: &'a str,
-    pub candidates: &'a [Candidate],
-}
 
 fn settings(cli: &Cli, cwd: &std::path::Path, store: &Store) -> Result<PlanSettings, Failure> {
     let mut settings = layers::load_repo_config(cwd, store, None)?
@@ -91,7 +74,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     let (cwd, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
     let settings = settings(cli, &cwd, &store)?;
     // Intents live in the store until tg-enrich puts them on the nodes, downstream of us.
-    let intents = IntentStore::load(&store.path(INTENTS_FILE))
+    let intents = IntentStore::load(&store.path(artifacts::INTENTS))
         .map_err(|message| Failure::new(exit::DATA, message))?;
     let mut input = Input::open(cli.input.as_deref())?;
     let mut output = Output::new(cli.output.as_deref());
@@ -209,16 +192,11 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         coverable_calls: plan.coverable_calls,
         covered_calls: plan.covered_calls,
         betweenness_covered: plan.betweenness_covered,
-        betweenness: &plan.betweenness,
-        candidates: &plan.candidates,
+        betweenness: plan.betweenness.clone(),
+        candidates: plan.candidates.clone(),
     };
-    let plan_json = serde_json::to_string_pretty(&plan_file)
-        .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise the plan: {e}")))?
-        + "\n";
-    let plan_path = store.path(contract::PLAN_FILE);
-    store::write_if_changed(&plan_path, plan_json.as_bytes())
-        .map_err(|e| Failure::cant_write(&plan_path, &e))?;
-    let approval_path = store.path(approval::APPROVAL_FILE);
+    plan_file.write(&store)?;
+    let approval_path = store.path(artifacts::APPROVAL);
     let mut diagnostics = Vec::new();
     let (mut approved, mut declined) = match approval::load(&approval_path) {
         approval::Loaded::None => (BTreeSet::new(), BTreeSet::new()),
@@ -226,7 +204,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         approval::Loaded::Malformed(message) => {
             diagnostics.push(Diagnostic {
                 level: Level::Warning,
-                file: Some(format!("{STORE_DIR}/{}", approval::APPROVAL_FILE)),
+                file: Some(format!("{STORE_DIR}/{}", artifacts::APPROVAL)),
                 line: None,
                 code: BAD_APPROVAL.into(),
                 message: format!(

@@ -1,10 +1,11 @@
 //! The loaded index: symbols, layers, call adjacency, vectors; and finding a symbol by name.
 
 use std::path::Path;
+use tg_shared::artifacts;
 use tg_shared::exit;
 use tg_shared::hash::content_hash;
 use tg_shared::record::EdgeKind;
-use tg_shared::search::{self, IndexSymbol, SearchIndex, INDEX_FILE, NO_VECTOR, VECTORS_FILE};
+use tg_shared::search::{self, IndexSymbol, SearchIndex, NO_VECTOR};
 use tg_shared::stage::Failure;
 use tg_shared::store::Store;
 
@@ -22,7 +23,7 @@ pub struct Graph {
 
 impl Graph {
     pub fn load(store: &Store) -> Result<Graph, Failure> {
-        let path = store.path(INDEX_FILE);
+        let path = store.path(artifacts::SEARCH_INDEX);
         if !path.exists() {
             return Err(Failure::new(
                 exit::NO_INPUT,
@@ -37,14 +38,21 @@ impl Graph {
             None => (None, 0, Some("the index has no embeddings".to_string())),
             Some(info) => {
                 let dim = info.dim as usize;
-                match search::load_vectors(&store.path(VECTORS_FILE), index.rows as usize, dim) {
+                match search::load_vectors(
+                    &store.path(artifacts::SEARCH_VECTORS),
+                    index.rows as usize,
+                    dim,
+                ) {
                     Ok(v) if content_hash(&search::vectors_to_bytes(&v)) == index.vectors_hash => {
                         (Some(v), dim, None)
                     }
                     Ok(_) => (
                         None,
                         0,
-                        Some(format!("{VECTORS_FILE} does not match the index")),
+                        Some(format!(
+                            "{} does not match the index",
+                            artifacts::SEARCH_VECTORS
+                        )),
                     ),
                     Err(e) => (None, 0, Some(e)),
                 }

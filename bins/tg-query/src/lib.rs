@@ -32,7 +32,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
 /// `changes` with counts) in JSON, one line above the Markdown. A repository whose last build
 /// left no state (a bare pipeline run) says nothing.
 fn with_freshness(text: String, store: &tg_shared::store::Store, json: bool) -> String {
-    let Some(state) = tg_shared::freshness::load(store) else {
+    let Ok(state) = tg_shared::artifacts::state::SavedState::read(store) else {
         return text;
     };
     let changes = tg_shared::freshness::compare(store.root(), store, &state);

@@ -4,8 +4,12 @@
 use crate::extend;
 use serde_json::{json, Value};
 use std::path::Path;
+use tg_shared::artifacts::{
+    self,
+    state::{ReadError, SavedState},
+};
 use tg_shared::exit;
-use tg_shared::freshness::{self, SavedState, STATE_FILE};
+use tg_shared::freshness;
 use tg_shared::stage::Failure;
 use tg_shared::store::Store;
 
@@ -13,26 +17,22 @@ use tg_shared::store::Store;
 pub const NOT_BUILT: &str = "not_built";
 
 pub fn from_artifacts(root: &Path, store: &Store) -> Result<Value, Failure> {
-    let path = store.path(STATE_FILE);
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+    let state = match SavedState::read(store) {
+        Ok(state) => state,
+        Err(ReadError::Missing) => {
             return Ok(json!({
                 "status": NOT_BUILT,
                 "fresh": false,
                 "next_action": "Run `tldrgraph init --json` to build the graph",
             }));
         }
-        Err(err) => {
+        Err(ReadError::Unreadable(path, err)) => {
             return Err(Failure::new(
                 exit::NO_INPUT,
                 format!("cannot read {}: {err}", path.display()),
             ))
         }
-    };
-    let state: SavedState = match serde_json::from_slice(&bytes) {
-        Ok(state) => state,
-        Err(e) => {
+        Err(ReadError::Damaged(path, e)) => {
             // A damaged record of the last build is no build: say so, and let init rewrite it.
             eprintln!(
                 "tg-status: warning: ignoring damaged {}: line {}: {e}",
@@ -42,7 +42,7 @@ pub fn from_artifacts(root: &Path, store: &Store) -> Result<Value, Failure> {
             return Ok(json!({
                 "status": NOT_BUILT,
                 "fresh": false,
-                "reason": format!("{STATE_FILE} is damaged (line {}: {e})", e.line()),
+                "reason": format!("{} is damaged (line {}: {e})", artifacts::STATE, e.line()),
                 "next_action": "Run `tldrgraph init --json` to build the graph again",
             }));
         }

@@ -3,21 +3,18 @@
 
 pub mod cli;
 pub mod fresh;
-pub mod graph;
 
 use cli::Cli;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::IsTerminal;
+use tg_shared::artifacts::{self, graph::GraphWriter, state::SavedState};
 use tg_shared::contract::{self, Done};
 use tg_shared::exit;
 use tg_shared::freshness;
 use tg_shared::record::{Record, Status};
 use tg_shared::stage::{Failure, Input, Output, StreamCheck};
 use tg_shared::store::{self, Store};
-
-/// The whole graph, for tools.
-pub const GRAPH_FILE: &str = "graph.json";
 
 /// Diagnostic codes of files tg-extract saw and did not extract.
 const SKIP_CODES: [&str; 3] = ["binary", "too_large", "unreadable"];
@@ -49,8 +46,8 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
     if first.is_none() && cli.input.is_none() {
         return Ok(None);
     }
-    let mut graph = graph::GraphWriter::create(&store.path(GRAPH_FILE))
-        .map_err(|e| Failure::cant_write(&store.path(GRAPH_FILE), &e))?;
+    let mut graph = GraphWriter::create(store)
+        .map_err(|e| Failure::cant_write(&store.path(artifacts::GRAPH), &e))?;
     let mut blocking: Option<(usize, Status)> = None;
     let mut files = BTreeMap::new();
     let mut skipped = Vec::new();
@@ -123,7 +120,7 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
             }
             _ => Ok(()),
         };
-        written.map_err(|e| Failure::cant_write(&store.path(GRAPH_FILE), &e))?;
+        written.map_err(|e| Failure::cant_write(&store.path(artifacts::GRAPH), &e))?;
     }
     // A truncated stream commits nothing: the graph file is dropped uncommitted.
     stream.finish(&input.name)?;
@@ -147,7 +144,7 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
         .iter()
         .filter_map(|f| store::stamp(&store.root().join(f)).map(|s| (f.clone(), s)))
         .collect();
-    let state = freshness::SavedState {
+    let state = SavedState {
         payload: payload.clone(),
         files,
         skipped,
@@ -157,17 +154,17 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
         exclude: walk_exclude,
         no_ignore,
     };
-    let state_json = serde_json::to_vec_pretty(&state)
+    let state_json = state
+        .to_bytes()
         .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise the state: {e}")))?;
     let _lock = store
         .lock()
         .map_err(|e| Failure::cant_write(&store.lock_path(), &e))?;
     graph
         .commit()
-        .map_err(|e| Failure::cant_write(&store.path(GRAPH_FILE), &e))?;
-    let state_path = store.path(freshness::STATE_FILE);
-    store::write_if_changed(&state_path, &state_json)
-        .map_err(|e| Failure::cant_write(&state_path, &e))?;
+        .map_err(|e| Failure::cant_write(&store.path(artifacts::GRAPH), &e))?;
+    SavedState::write(store, &state_json)
+        .map_err(|e| Failure::cant_write(&store.path(artifacts::STATE), &e))?;
     if !cli.quiet {
         eprintln!(
             "tg-status: {} ({nodes} nodes, {edges} edges, {layers} layers)",
@@ -179,7 +176,7 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
 
 /// Candidates the approval file declines that still lack a current intent.
 fn declined_count(store: &Store, candidates: &BTreeSet<String>, current: &BTreeSet<String>) -> u64 {
-    match tg_shared::approval::load(&store.path(tg_shared::approval::APPROVAL_FILE)) {
+    match tg_shared::approval::load(&store.path(artifacts::APPROVAL)) {
         tg_shared::approval::Loaded::Approved(_, declined) => declined
             .iter()
             .filter(|id| candidates.contains(*id) && !current.contains(*id))

@@ -238,7 +238,6 @@ pub struct InitArgs {
     /// The repository (default: the git top level, else the current directory).
     pub path: Option<PathBuf>,
 
-    /// Print the contract payload as one JSON object and nothing else on stdout.
     /// Leave paths matching GLOB out of the graph (repeatable; beside the config's `exclude:`;
     /// forwarded to tg-extract).
     #[arg(long, value_name = "GLOB")]
@@ -248,6 +247,7 @@ pub struct InitArgs {
     #[arg(long)]
     pub no_ignore: bool,
 
+    /// Print the contract payload as one JSON object and nothing else on stdout.
     #[arg(long)]
     pub json: bool,
 

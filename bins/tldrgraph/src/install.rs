@@ -14,11 +14,9 @@
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
+use tg_shared::artifacts;
 use tg_shared::hash::content_hash;
 use tg_shared::store;
-
-/// Where install records what it wrote, inside `.tldrgraph/`.
-pub const MANIFEST: &str = "install.json";
 
 const BLOCK_BEGIN_MD: &str =
     "<!-- tldrgraph:begin (managed by `tldrgraph install`; `tldrgraph uninstall` removes it) -->";
@@ -146,7 +144,9 @@ pub struct Action {
 pub type Error = String;
 
 fn read_manifest(root: &Path) -> Result<Manifest, Error> {
-    let path = root.join(store::STORE_DIR).join(MANIFEST);
+    let path = root
+        .join(store::STORE_DIR)
+        .join(artifacts::INSTALL_MANIFEST);
     match fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
             format!(
@@ -320,7 +320,7 @@ pub fn install(root: &Path, dry_run: bool) -> Result<Vec<Action>, Error> {
         }
     }
     let after = serde_json::to_string(&manifest).unwrap_or_default();
-    let manifest_rel = format!("{}/{MANIFEST}", store::STORE_DIR);
+    let manifest_rel = format!("{}/{}", store::STORE_DIR, artifacts::INSTALL_MANIFEST);
     if after != before {
         act("record", &manifest_rel);
         let text = serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())? + "\n";
@@ -395,11 +395,13 @@ pub fn uninstall(root: &Path, dry_run: bool) -> Result<Vec<Action>, Error> {
             Err(_) => {}
         }
     }
-    let manifest_path: PathBuf = root.join(store::STORE_DIR).join(MANIFEST);
+    let manifest_path: PathBuf = root
+        .join(store::STORE_DIR)
+        .join(artifacts::INSTALL_MANIFEST);
     if manifest_path.exists() {
         actions.push(Action {
             verb: "remove",
-            path: format!("{}/{MANIFEST}", store::STORE_DIR),
+            path: format!("{}/{}", store::STORE_DIR, artifacts::INSTALL_MANIFEST),
         });
         if !dry_run {
             fs::remove_file(&manifest_path)

@@ -1,5 +1,6 @@
 //! tldrgraph: composes the `tg-*` stages with real pipes and speaks the agent contract
-//! (DESIGN.md §1, §4). It spawns the sibling executables; it links none of their logic.
+//! (`agent_contract.md`, written as `.tldrgraph/AGENT_CONTRACT.md`). It spawns the sibling
+//! executables; it links none of their logic.
 
 pub mod cli;
 pub mod install;
@@ -16,6 +17,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use tg_shared::artifacts::{self, plan::PlanFile};
 use tg_shared::contract;
 use tg_shared::exit;
 use tg_shared::stage::{Failure, Output};
@@ -31,8 +33,6 @@ pub const INIT_STAGES: [&str; 6] = [
     "tg-status",
 ];
 
-/// The agent's guide, written into `.tldrgraph/` by `init`.
-pub const CONTRACT_FILE: &str = "AGENT_CONTRACT.md";
 /// Its text: fixed for a given build, so it is rewritten only when the tool changes.
 pub const AGENT_CONTRACT: &str = include_str!("agent_contract.md");
 
@@ -320,7 +320,7 @@ fn init(args: &InitArgs) -> i32 {
         Ok(lock) => lock,
         Err(failure) => return fail(failure, None),
     };
-    let contract_path = store.path(CONTRACT_FILE);
+    let contract_path = store.path(artifacts::AGENT_CONTRACT);
     if let Err(err) = store::write_if_changed(&contract_path, AGENT_CONTRACT.as_bytes()) {
         return fail(Failure::cant_write(&contract_path, &err), None);
     }
@@ -445,8 +445,8 @@ fn enrich_args(args: &InitArgs) -> Vec<OsString> {
 /// tool's flow), then renames it `enrichment_response.applied.<ext>`. A bad file stays where it
 /// is and fails the run, naming its problems.
 fn apply_dropped_response(store: &Store, exe: &Path, forward: bool) -> Result<(), StageFailure> {
-    for ext in contract::RESPONSE_EXTENSIONS {
-        let path = store.path(&format!("{}.{ext}", contract::RESPONSE_STEM));
+    for ext in artifacts::ENRICHMENT_RESPONSE_EXTENSIONS {
+        let path = store.path(&format!("{}.{ext}", artifacts::ENRICHMENT_RESPONSE_STEM));
         if !path.is_file() {
             continue;
         }
@@ -461,7 +461,10 @@ fn apply_dropped_response(store: &Store, exe: &Path, forward: bool) -> Result<()
             ],
         };
         run_pipeline(&[stage], forward, false)?;
-        let applied = store.path(&format!("{}.applied.{ext}", contract::RESPONSE_STEM));
+        let applied = store.path(&format!(
+            "{}.applied.{ext}",
+            artifacts::ENRICHMENT_RESPONSE_STEM
+        ));
         std::fs::rename(&path, &applied).map_err(|e| {
             (
                 Failure::new(
@@ -602,7 +605,7 @@ fn contract(args: &ContractArgs) -> i32 {
         Ok(root) => root,
         Err(failure) => return report(&failure),
     };
-    let path = Store::at_root(&root).path(CONTRACT_FILE);
+    let path = Store::at_root(&root).path(artifacts::AGENT_CONTRACT);
     if args.check {
         let current = std::fs::read(&path).ok();
         if current.as_deref() == Some(AGENT_CONTRACT.as_bytes()) {
@@ -678,49 +681,40 @@ fn plan_command(args: &PlanArgs) -> i32 {
         Ok(root) => root,
         Err(failure) => return report(&failure),
     };
-    let path = Store::at_root(&root).path(contract::PLAN_FILE);
-    let plan: Value = match std::fs::read(&path)
-        .map_err(|e| e.to_string())
-        .and_then(|b| serde_json::from_slice(&b).map_err(|e| format!("line {}: {e}", e.line())))
-    {
+    let plan = match PlanFile::read(&Store::at_root(&root)) {
         Ok(plan) => plan,
-        Err(err) => {
+        Err(failure) => {
             eprintln!(
-                "tldrgraph: error: no plan to show ({}: {err}); run `tldrgraph init` once layers exist",
-                path.display()
+                "tldrgraph: error: no plan to show ({}); run `tldrgraph init` once layers exist",
+                failure.message
             );
             return exit::NO_INPUT;
         }
     };
-    let mut candidates: Vec<Value> = plan["candidates"].as_array().cloned().unwrap_or_default();
+    let mut shown = plan.clone();
     if let Some(top) = args.top {
-        candidates.truncate(top);
+        shown.candidates.truncate(top);
     }
     if args.json {
-        let mut shown = plan.clone();
-        shown["candidates"] = Value::Array(candidates);
-        return print(&shown.to_string());
+        return match serde_json::to_string(&shown) {
+            Ok(text) => print(&text),
+            Err(err) => report(&Failure::new(exit::SOFTWARE, err.to_string())),
+        };
     }
     let mut text = format!(
         "{} candidates of {} eligible symbols; {} of {} cross-layer calls covered\n",
-        plan["candidates"].as_array().map_or(0, Vec::len),
-        plan["eligible"],
-        plan["covered_calls"],
-        plan["cross_layer_calls"]
+        plan.candidates.len(),
+        plan.eligible,
+        plan.covered_calls,
+        plan.cross_layer_calls
     );
-    for c in &candidates {
-        let reasons: Vec<&str> = c["reasons"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
+    for c in &shown.candidates {
         text.push_str(&format!(
             "{:>4}  {:.3}  {}  ({})\n",
-            c["rank"].as_u64().unwrap_or(0),
-            c["score"].as_f64().unwrap_or(0.0),
-            c["id"].as_str().unwrap_or(""),
-            reasons.join("; ")
+            c.rank,
+            c.score,
+            c.id,
+            c.reasons.join("; ")
         ));
     }
     print(&text)
@@ -732,27 +726,15 @@ fn decline_rest(store: &Store, path: &Path) -> i32 {
         Ok(lock) => lock,
         Err(failure) => return report(&failure),
     };
-    let plan_path = store.path(tg_shared::contract::PLAN_FILE);
-    let plan: serde_json::Value = match std::fs::read(&plan_path)
-        .map_err(|e| e.to_string())
-        .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
-    {
+    let plan = match PlanFile::read(store) {
         Ok(plan) => plan,
-        Err(why) => {
-            eprintln!(
-                "tldrgraph: error: cannot read the plan {}: {why}",
-                plan_path.display()
-            );
+        Err(failure) => {
+            eprintln!("tldrgraph: error: cannot read the plan {}", failure.message);
             eprintln!("hint: run `tldrgraph init --json` first: it writes the plan");
             return exit::NO_INPUT;
         }
     };
-    let candidates: BTreeSet<String> = plan["candidates"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|c| c["id"].as_str().map(str::to_string))
-        .collect();
+    let candidates: BTreeSet<String> = plan.candidates.into_iter().map(|c| c.id).collect();
     let (approved, batch, limit) = match tg_shared::approval::read(path) {
         Ok(Some(approval)) => (
             approval.ids.into_iter().collect::<BTreeSet<String>>(),
@@ -779,7 +761,7 @@ fn approve_command(args: &ApproveArgs) -> i32 {
         Err(failure) => return report(&failure),
     };
     let store = Store::at_root(&root);
-    let path = store.path(tg_shared::approval::APPROVAL_FILE);
+    let path = store.path(artifacts::APPROVAL);
     if args.decline_rest {
         return decline_rest(&store, &path);
     }

@@ -12,11 +12,9 @@
 use crate::pipeline::Stage;
 use serde_json::Value;
 use std::path::Path;
+use tg_shared::artifacts;
 use tg_shared::hash::Hasher;
 use tg_shared::store::{self, Store};
-
-/// Where the key of the last successful run is kept.
-pub const KEY_FILE: &str = "init.key";
 
 /// Settings from the environment that change what the stages do (never the API keys).
 const ENV_SETTINGS: [&str; 7] = [
@@ -70,11 +68,11 @@ pub fn may_answer(args: &crate::cli::InitArgs) -> bool {
 
 /// Artifacts a shortcut answers for: each must be as the last run left it (size and time).
 const ARTIFACTS: [&str; 5] = [
-    "graph.json",
-    "state.json",
-    "search.bin",
-    "vectors.f32",
-    "intents.ndjson",
+    artifacts::GRAPH,
+    artifacts::STATE,
+    artifacts::SEARCH_INDEX,
+    artifacts::SEARCH_VECTORS,
+    artifacts::INTENTS,
 ];
 
 /// `key`, then one line per artifact: its name, size and modification time (or `absent`).
@@ -97,8 +95,8 @@ fn stamp(path: &Path) -> Option<String> {
 
 /// Whether the last successful run had this key and left the artifacts as they are now.
 pub fn same_key(store: &Store, key: &str) -> bool {
-    store.path("graph.json").is_file()
-        && std::fs::read_to_string(store.path(KEY_FILE))
+    store.path(artifacts::GRAPH).is_file()
+        && std::fs::read_to_string(store.path(artifacts::INIT_KEY))
             .is_ok_and(|saved| saved == record(store, key))
 }
 
@@ -128,7 +126,7 @@ pub fn answer(from_artifacts: Value) -> Option<Value> {
 
 /// Records the key of a successful run; forgets it after a failed one.
 pub fn remember(store: &Store, key: Option<&str>) {
-    let path = store.path(KEY_FILE);
+    let path = store.path(artifacts::INIT_KEY);
     // Best effort: without the file the next run simply runs the stages.
     let _ = match key {
         Some(key) => store::write_if_changed(&path, record(store, key).as_bytes()).map(|_| ()),
@@ -144,8 +142,8 @@ pub fn remember(store: &Store, key: Option<&str>) {
 
 /// Whether `dir` holds an answer dropped for the next `init` (that run must apply it).
 pub fn response_waiting(dir: &Path) -> bool {
-    tg_shared::contract::RESPONSE_EXTENSIONS.iter().any(|ext| {
-        dir.join(format!("{}.{ext}", tg_shared::contract::RESPONSE_STEM))
+    artifacts::ENRICHMENT_RESPONSE_EXTENSIONS.iter().any(|ext| {
+        dir.join(format!("{}.{ext}", artifacts::ENRICHMENT_RESPONSE_STEM))
             .is_file()
     })
 }

@@ -37,6 +37,7 @@
 mod locate;
 pub mod original;
 
+use crate::artifacts;
 use crate::exit;
 use crate::record::{NodeKind, Role};
 use crate::stage::Failure;
@@ -48,8 +49,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// The config file inside `.tldrgraph/`.
-pub const CONFIG_FILE: &str = "layers.config.yaml";
 /// The one bucket of a repository without a config.
 pub const UNCLASSIFIED_ID: &str = "unclassified";
 
@@ -273,8 +272,8 @@ pub fn load_repo_config(
     let (path, shown) = match explicit {
         Some(path) => (cwd.join(path), path.to_path_buf()),
         None => (
-            store.path(CONFIG_FILE),
-            PathBuf::from(STORE_DIR).join(CONFIG_FILE),
+            store.path(artifacts::LAYERS_CONFIG),
+            PathBuf::from(STORE_DIR).join(artifacts::LAYERS_CONFIG),
         ),
     };
     let text = match std::fs::read(&path) {
@@ -567,7 +566,7 @@ fn parse_role(ctx: &Ctx, name: &str) -> Result<Role, ConfigError> {
 /// The `exclude:` globs of the repository's config, for the walk. Read leniently: a config
 /// that does not parse excludes nothing here, and tg-classify reports what is wrong with it.
 pub fn repo_excludes(store: &Store) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(store.path(CONFIG_FILE)) else {
+    let Ok(text) = std::fs::read_to_string(store.path(artifacts::LAYERS_CONFIG)) else {
         return Vec::new();
     };
     let Ok(value) = yaml::from_str::<serde_json::Value>(&text) else {

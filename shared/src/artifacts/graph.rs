@@ -8,11 +8,48 @@
 //! {"schema":"1.0","nodes":[{"type":"node",...},...],"edges":[...],"layers":[...],"files":[...]}
 //! ```
 
+use crate::exit;
+use crate::record::{Edge, FileRecord, LayerRecord, Node, SCHEMA_VERSION};
+use crate::stage::Failure;
+use crate::store::{AtomicFile, Store};
+use serde::Deserialize;
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, Write};
-use std::path::Path;
-use tg_shared::record::SCHEMA_VERSION;
-use tg_shared::store::AtomicFile;
+
+/// graph.json read back whole, typed: what a reader of the last build's graph gets.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Graph {
+    pub schema: String,
+    pub nodes: Vec<Node>,
+    #[serde(default)]
+    pub edges: Vec<Edge>,
+    #[serde(default)]
+    pub layers: Vec<LayerRecord>,
+    #[serde(default)]
+    pub files: Vec<FileRecord>,
+}
+
+impl Graph {
+    /// Reads `.tldrgraph/graph.json`: missing is [`exit::NO_INPUT`], malformed [`exit::DATA`]
+    /// naming the line; both say how to get a good one.
+    pub fn read(store: &Store) -> Result<Graph, Failure> {
+        let path = store.path(super::GRAPH);
+        let bytes = std::fs::read(&path).map_err(|e| {
+            Failure::new(
+                exit::NO_INPUT,
+                format!("cannot read {}: {e}", path.display()),
+            )
+            .with_hint("run `tldrgraph init --json` first: it writes the graph")
+        })?;
+        serde_json::from_slice(&bytes).map_err(|e| {
+            Failure::new(
+                exit::DATA,
+                format!("{}: line {}: {e}", path.display(), e.line()),
+            )
+            .with_hint("run `tldrgraph init --json` again to rewrite it")
+        })
+    }
+}
 
 /// A JSON array being written, element by element.
 struct Array<W: Write> {
@@ -37,6 +74,7 @@ fn spool() -> io::Result<Array<BufWriter<File>>> {
     })
 }
 
+/// Writes graph.json from the stream's own lines (tg-status).
 pub struct GraphWriter {
     nodes: Array<AtomicFile>,
     edges: Array<BufWriter<File>>,
@@ -45,8 +83,8 @@ pub struct GraphWriter {
 }
 
 impl GraphWriter {
-    pub fn create(path: &Path) -> io::Result<Self> {
-        let mut file = AtomicFile::create(path)?;
+    pub fn create(store: &Store) -> io::Result<Self> {
+        let mut file = AtomicFile::create(&store.path(super::GRAPH))?;
         writeln!(file, "{{\"schema\":\"{SCHEMA_VERSION}\",\"nodes\":[")?;
         Ok(GraphWriter {
             nodes: Array {

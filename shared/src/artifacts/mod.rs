@@ -1,0 +1,54 @@
+//! Every file tldrgraph keeps in `.tldrgraph/`, named here and nowhere else, with the typed
+//! readers and writers of those that more than one program reads: [`graph`] (graph.json),
+//! [`state`] (state.json), [`plan`] (plan.json); the intents store is [`crate::intents`] and
+//! the approval [`crate::approval`]. A name is relative to the store ([`crate::store::Store::path`]).
+
+pub mod graph;
+pub mod plan;
+pub mod state;
+
+/// The layers the agent designs (read by tg-classify, tg-plan, freshness).
+pub const LAYERS_CONFIG: &str = "layers.config.yaml";
+/// tg-classify's report: each layer, its paths, counts by role and what it matched.
+pub const LAYERS_REPORT: &str = "layers.yaml";
+/// tg-classify's overview of the repository's symbols, read by the agent before designing layers.
+pub const SYMBOLS: &str = "symbols.md";
+/// The whole graph as one JSON document (written by tg-status).
+pub const GRAPH: &str = "graph.json";
+/// The last build's contract payload and the sources' hashes (written by tg-status).
+pub const STATE: &str = "state.json";
+/// The ranked bottleneck candidates behind `needs_confirmation` (written by tg-plan, shown by
+/// `tldrgraph plan`).
+pub const PLAN: &str = "plan.json";
+/// What the user approved for enrichment, and declined (`tldrgraph init --yes`).
+pub const APPROVAL: &str = "approval.json";
+/// The intents written so far, one JSON object a line (tg-enrich).
+pub const INTENTS: &str = "intents.ndjson";
+/// The batch of `needs_enrichment`, also written here for agents whose tool output is cut.
+pub const ENRICHMENT_REQUEST: &str = "enrichment_request.json";
+/// An answer dropped as `enrichment_response.{json,yaml,ndjson}` is applied by the next
+/// `tldrgraph init`, then renamed `enrichment_response.applied.<ext>`.
+pub const ENRICHMENT_RESPONSE_STEM: &str = "enrichment_response";
+/// The extensions an enrichment response may have.
+pub const ENRICHMENT_RESPONSE_EXTENSIONS: [&str; 4] = ["json", "ndjson", "yaml", "yml"];
+/// The search index tg-embed builds and tg-query reads.
+pub const SEARCH_INDEX: &str = "search.bin";
+/// The index's embedding vectors, row by row (f32, little-endian).
+pub const SEARCH_VECTORS: &str = "vectors.f32";
+/// Content hashes of the index and vectors as tg-embed wrote them: a rerun that finds them
+/// unchanged skips the work.
+pub const SEARCH_SUMS: &str = "search.sum";
+/// The agent's guide, written by `tldrgraph init` and `tldrgraph contract`.
+pub const AGENT_CONTRACT: &str = "AGENT_CONTRACT.md";
+/// The wrapper's key of its last successful `init` (arguments, stage binaries, artifact stamps).
+pub const INIT_KEY: &str = "init.key";
+/// What `tldrgraph install` wrote, so `uninstall` removes exactly that.
+pub const INSTALL_MANIFEST: &str = "install.json";
+/// The lock that serialises runs on one repository.
+pub const LOCK: &str = "tldrgraph.lock";
+/// Files only tg-extract reads back: [`EXTRACT_CACHE`] and [`EXTRACT_OUTPUT`].
+pub const CACHE_DIR: &str = "cache";
+/// The extraction cache, per file keyed by content hash (inside [`CACHE_DIR`]).
+pub const EXTRACT_CACHE: &str = "extract.bin";
+/// tg-extract's last output, reused when nothing changed (inside [`CACHE_DIR`]).
+pub const EXTRACT_OUTPUT: &str = "extract.out";
