@@ -10,9 +10,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tg_extract::cache::{stamp, CacheEntry, ExtractCache};
+use tg_lang::for_path;
+use tg_parse::extract_file;
 use tg_shared::codec;
-use tg_shared::lang::{extract_file, for_path};
-use tg_shared::record::{EdgeKind, NodeKind};
+use tg_shared::record::{EdgeKind, NodeKind, Role};
 use tg_shared::search::{
     Embedder, IndexEdge, IndexHead, IndexLayer, IndexSymbol, Postings, SearchIndex, INDEX_VERSION,
     NO_VECTOR,
@@ -83,6 +84,8 @@ fn main() -> Result<(), String> {
                 line_start: 1,
                 line_end: 3,
                 layer: Some(0),
+                role: Role::Product,
+                implements: None,
                 signature: Some("def f(x)".into()),
                 intent: Some("Loads the graph.".into()),
                 intent_source: Some("agent".into()),
@@ -100,6 +103,8 @@ fn main() -> Result<(), String> {
                 line_start: 5,
                 line_end: 9,
                 layer: None,
+                role: Role::Test,
+                implements: Some("Display".into()),
                 signature: None,
                 intent: None,
                 intent_source: None,

@@ -11,15 +11,15 @@
 //!   the sealed payloads (extraction cache, search index) are decoded too, as after a seal that
 //!   matched (a cache written by a buggy build).
 //! - `python`, `c`, `rust`: the extractors, on the source as tg-extract decodes it (lossy
-//!   UTF-8), through [`extract_file`] and the id scheme ([`symbol_ids`]).
+//!   UTF-8), through [`extract_file`] and the id scheme ([`FileFacts::symbol_ids`]).
 #![forbid(unsafe_code)]
 
 use std::io::BufReader;
 use std::path::Path;
 use tg_extract::cache::ExtractCache;
-use tg_extract::graph::symbol_ids;
+use tg_lang::{for_path, FileFacts};
+use tg_parse::extract_file;
 use tg_shared::codec;
-use tg_shared::lang::{extract_file, for_path, FileFacts};
 use tg_shared::layers::{self, NodeView};
 use tg_shared::ndjson::{parse_line, RecordReader, MAX_LINE_BYTES};
 use tg_shared::record::NodeKind;
@@ -247,7 +247,7 @@ fn check_facts(path: &str, source: &str, facts: &FileFacts) {
         assert!(line >= 1 && line <= last, "error line {line} of {last}");
     }
     // The id scheme: the module is its path, symbols `path::qualname[#k]`, all distinct.
-    let ids = symbol_ids(path, facts);
+    let ids = facts.symbol_ids(path);
     assert_eq!(ids.len(), symbols.len());
     assert_eq!(ids[0], path);
     let prefix = format!("{path}::");

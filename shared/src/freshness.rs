@@ -5,9 +5,7 @@
 
 use crate::artifacts::{self, state::SavedState};
 use crate::hash::content_hash;
-use crate::layers;
 use crate::store::{self, Store};
-use crate::walk;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -109,35 +107,37 @@ impl Changes {
     }
 }
 
-/// What changed in the repository at `root` since `state` was written, walking as that build
-/// walked: files the config's `exclude:` or the build's `--exclude` left out are not sources, so
-/// they are never "added"; with `--no-ignore`, ignored files are.
-pub fn compare(root: &Path, store: &Store, state: &SavedState) -> Changes {
-    let mut globs = layers::repo_excludes(store);
-    globs.extend(state.exclude.iter().cloned());
-    let excludes = walk::compile_excludes(&globs).unwrap_or_else(|_| globset::GlobSet::empty());
-    let options = walk::WalkOptions::new(excludes, state.no_ignore);
-    let walked = walk::walk(root, &[root.to_path_buf()], &options);
+/// What changed since `state` was written, given the source files as a walk like that build's
+/// finds them now (`tg_lang::walk::changes_since` walks), as repo-relative and absolute paths.
+pub fn compare<'f>(
+    store: &Store,
+    state: &SavedState,
+    sources: impl IntoIterator<Item = (&'f str, &'f Path)>,
+) -> Changes {
     let mut seen = BTreeSet::new();
     let (mut changed, mut added) = (Vec::new(), Vec::new());
-    for file in &walked.files {
-        seen.insert(file.rel.as_str());
-        match state.files.get(&file.rel) {
+    for (rel, abs) in sources {
+        seen.insert(rel);
+        match state.files.get(rel) {
             Some(hash) => {
-                let same = std::fs::read(&file.abs).is_ok_and(|b| content_hash(&b) == *hash);
+                let same = std::fs::read(abs).is_ok_and(|b| content_hash(&b) == *hash);
                 if !same {
-                    changed.push(file.rel.clone());
+                    changed.push(rel.to_string());
                 }
             }
-            None if state.skipped.binary_search(&file.rel).is_ok() => {
+            None if state
+                .skipped
+                .binary_search_by(|s| s.as_str().cmp(rel))
+                .is_ok() =>
+            {
                 // Skipped, so not hashed: its size and time tell whether it changed.
-                if let Some(before) = state.skipped_stamps.get(&file.rel) {
-                    if store::stamp(&file.abs).as_ref() != Some(before) {
-                        changed.push(file.rel.clone());
+                if let Some(before) = state.skipped_stamps.get(rel) {
+                    if store::stamp(abs).as_ref() != Some(before) {
+                        changed.push(rel.to_string());
                     }
                 }
             }
-            None => added.push(file.rel.clone()),
+            None => added.push(rel.to_string()),
         }
     }
     let removed: Vec<String> = state

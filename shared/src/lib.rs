@@ -1,18 +1,20 @@
-//! `tg-shared`: what two or more tldrgraph stages need — the NDJSON record types and their
-//! streaming codec, the `.tldrgraph/` store, content hashing, exit codes, the cache codec and
-//! the language registry.
+//! `tg-shared`, the core every tldrgraph stage builds on: the NDJSON records (and the id
+//! scheme) with their streaming codec, the stage runner, the `.tldrgraph/` store and its
+//! artifacts, the layers config, the contract payloads, freshness, intents, search, the
+//! embedder, hashing and exit codes. It knows no language: those are tg-lang (rules, the walk)
+//! and tg-parse (grammars).
 
 pub mod approval;
 pub mod artifacts;
 pub mod codec;
 pub mod contract;
 pub mod embed;
+pub mod exclude;
 pub mod exit;
 pub mod freshness;
 pub mod hash;
 pub mod http;
 pub mod intents;
-pub mod lang;
 pub mod layers;
 pub mod lexical;
 pub mod ndjson;
@@ -21,5 +23,4 @@ pub mod search;
 pub mod stage;
 pub mod store;
 pub mod suggest;
-pub mod walk;
 pub mod yaml;

@@ -16,9 +16,10 @@
 //!
 //! Ids: a module is its repo-relative path (`pkg/loader.py`); a symbol is `path::Qualified.Name`
 //! (`.` for Python, `::` for Rust, C types as `struct Name`); a repeated qualified name in one file
-//! gets `#2`, `#3`… in source order. No record carries a timestamp or an absolute path, so the same
+//! gets `#2`, `#3`… in source order ([`symbol_ids`]). No record carries a timestamp or an absolute path, so the same
 //! input gives the same bytes.
 
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -146,7 +147,7 @@ impl NodeKind {
 
 /// What a symbol is for: only `product` code is the architecture an agent works on; the rest
 /// exercises it (`test`), shows it (`example`), is made by a tool (`generated`) or builds and
-/// maintains it (`tooling`). Decided by one rule per language ([`crate::lang::Language::role`]),
+/// maintains it (`tooling`). Decided by one rule per language (`tg_lang::Language::role`),
 /// overridable by a layer's `role:` in layers.config.yaml.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
@@ -338,6 +339,35 @@ pub enum Level {
     Warning,
     Error,
 }
+
+/// Ids of every symbol of one file, given each symbol's kind and qualified name in source
+/// order: `path` for the module, `path::qualname`, and `#k` for the k-th repeat of a qualified
+/// name.
+pub fn symbol_ids<'q>(
+    path: &str,
+    symbols: impl IntoIterator<Item = (NodeKind, &'q str)>,
+) -> Vec<String> {
+    let mut seen: FxHashMap<&str, u32> = FxHashMap::default();
+    symbols
+        .into_iter()
+        .map(|(kind, qualname)| {
+            if kind == NodeKind::Module {
+                return path.to_string();
+            }
+            let count = seen.entry(qualname).or_insert(0);
+            *count += 1;
+            if *count == 1 {
+                format!("{path}::{qualname}")
+            } else {
+                format!("{path}::{qualname}#{count}")
+            }
+        })
+        .collect()
+}
+
+/// The diagnostic code of an extraction that found no source file (tg-extract writes it, with
+/// the walk's reason as its message; tg-classify tells the agent what to do about it).
+pub const NO_SOURCES: &str = "no_sources";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Diagnostic {

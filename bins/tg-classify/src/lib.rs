@@ -85,7 +85,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     while let Some(item) = input.next_item(&mut stream) {
         let item = item?;
         if let Some(Record::Diagnostic(diagnostic)) = &item.record {
-            if diagnostic.code == tg_shared::walk::NO_SOURCES {
+            if diagnostic.code == tg_shared::record::NO_SOURCES {
                 no_sources = Some(diagnostic.message.clone());
             }
         }

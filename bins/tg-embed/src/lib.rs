@@ -2,11 +2,9 @@
 //! can be asked questions in every state once layers exist.
 
 pub mod cli;
-pub mod embedder;
 pub mod text;
 
 use cli::{Cli, Embeddings};
-use embedder::{Embedder, HttpEmbedder, Service};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
@@ -15,6 +13,7 @@ use std::time::Duration;
 use tg_shared::artifacts;
 use tg_shared::contract::{self, NeedsEmbeddings};
 use tg_shared::embed;
+use tg_shared::embed::service::{self as embedder, Embedder, HttpEmbedder, Service};
 use tg_shared::exit;
 use tg_shared::hash::{content_hash, Hasher};
 use tg_shared::lexical;

@@ -20,8 +20,8 @@ fn main() {
     };
     let started = Instant::now();
     let root = std::fs::canonicalize(&root).expect("root exists");
-    let options = tg_shared::walk::WalkOptions::default();
-    let walked = tg_shared::walk::walk(&root, std::slice::from_ref(&root), &options);
+    let options = tg_lang::walk::WalkOptions::default();
+    let walked = tg_lang::walk::walk(&root, std::slice::from_ref(&root), &options);
     let nodes: u64 = walked
         .files
         .par_iter()
@@ -30,9 +30,10 @@ fn main() {
                 return 0;
             };
             let source = String::from_utf8_lossy(&bytes);
+            let grammar = tg_parse::grammar_for(file.lang).expect("every language has a grammar");
             let mut parser = tree_sitter::Parser::new();
             parser
-                .set_language(&file.lang.grammar())
+                .set_language(&grammar.grammar())
                 .expect("grammar loads");
             parser
                 .parse(source.as_ref(), None)

@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
+use tg_lang::FileFacts;
+use tg_parse::EXTRACTOR_REVISION;
 use tg_shared::codec;
-use tg_shared::lang::{FileFacts, EXTRACTOR_REVISION};
 use tg_shared::store;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -7,10 +7,10 @@
 use crate::cache::{CacheEntry, ExtractCache};
 use rayon::prelude::*;
 use std::io::Read;
+use tg_lang::walk::SourceFile;
+use tg_lang::FileFacts;
 use tg_shared::hash::{content_hash, Hasher};
-use tg_shared::lang::{self, FileFacts};
 use tg_shared::record::{Diagnostic, Level};
-use tg_shared::walk::SourceFile;
 
 /// Bytes examined for NUL when deciding that a file is binary (as git does).
 const BINARY_SNIFF: usize = 8000;
@@ -27,7 +27,7 @@ pub enum Probe {
 /// One file after extraction: its facts, or why it was skipped.
 pub struct Extracted {
     pub rel: String,
-    pub lang: &'static dyn lang::Language,
+    pub lang: &'static dyn tg_lang::Language,
     pub outcome: Outcome,
     pub diagnostics: Vec<Diagnostic>,
     /// The file's content differed between the probe and the parse (it was being written):
@@ -202,7 +202,7 @@ fn extract_one(
         let diagnostic = diag(&rel, Level::Info, None, "machine_written", reason);
         return done(Outcome::Skipped, vec![diagnostic], changed_while_read);
     }
-    let facts: FileFacts = match lang::extract_file(lang, &rel, &source) {
+    let facts: FileFacts = match tg_parse::extract_file(lang, &rel, &source) {
         Ok(facts) => facts,
         Err(err) => {
             let diagnostic = diag(
@@ -310,7 +310,7 @@ fn entry_diagnostics(rel: &str, entry: &CacheEntry) -> Vec<Diagnostic> {
             "too_deep",
             format!(
                 "nesting deeper than {} levels: the code inside was not examined",
-                lang::MAX_DEPTH
+                tg_parse::MAX_DEPTH
             ),
         ));
     }

@@ -3,37 +3,11 @@
 use crate::extract::{Extracted, Outcome};
 use crate::resolve::{PackageAlias, RawEdge, ResolveStats, Resolver, Sym, Unit};
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
-use tg_shared::lang::FileFacts;
+use tg_lang::walk::SourceFile;
 use tg_shared::ndjson::RecordWriter;
-use tg_shared::record::{
-    Diagnostic, Edge, EdgeKind, FileRecord, Node, NodeKind, Record, Resolution,
-};
-use tg_shared::walk::SourceFile;
-
-/// Ids of every symbol of one file: `path` for the module, `path::qualname`, and `#k` for the
-/// k-th repeat of a qualified name in source order.
-pub fn symbol_ids(path: &str, facts: &FileFacts) -> Vec<String> {
-    let mut seen: FxHashMap<&str, u32> = FxHashMap::default();
-    facts
-        .symbols
-        .iter()
-        .map(|sym| {
-            if sym.kind == NodeKind::Module {
-                return path.to_string();
-            }
-            let count = seen.entry(sym.qualname.as_str()).or_insert(0);
-            *count += 1;
-            if *count == 1 {
-                format!("{path}::{}", sym.qualname)
-            } else {
-                format!("{path}::{}#{}", sym.qualname, count)
-            }
-        })
-        .collect()
-}
+use tg_shared::record::{Diagnostic, Edge, EdgeKind, FileRecord, Node, Record, Resolution};
 
 /// The graph, ready to be written: records are made one at a time while writing, so memory
 /// holds the facts and the (index-based) edges, never the whole stream.
@@ -86,7 +60,7 @@ pub fn build<'a>(
             });
         }
     }
-    let ids: Vec<Vec<String>> = units.iter().map(|u| symbol_ids(u.path, u.facts)).collect();
+    let ids: Vec<Vec<String>> = units.iter().map(|u| u.facts.symbol_ids(u.path)).collect();
     let (raw, stats) = Resolver::with_aliases(&units, aliases).edges();
     let edges = aggregate(raw, &ids);
     let mut edges_by_kind = BTreeMap::new();

@@ -19,12 +19,12 @@ use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use tg_lang::walk;
 use tg_shared::exit;
 use tg_shared::ndjson::RecordWriter;
 use tg_shared::record::{EdgeKind, Header, Record, Summary};
 use tg_shared::stage::Failure;
 use tg_shared::store::{self, Store};
-use tg_shared::walk;
 
 fn write_output_file(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     store::write_if_changed(path, bytes)
@@ -112,7 +112,8 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     // The config's `exclude:` globs, then the command line's.
     let mut exclude = tg_shared::layers::repo_excludes(&store);
     exclude.extend(cli.exclude.iter().cloned());
-    let excludes = walk::compile_excludes(&exclude).map_err(|e| Failure::new(exit::USAGE, e))?;
+    let excludes =
+        tg_shared::exclude::compile(&exclude).map_err(|e| Failure::new(exit::USAGE, e))?;
     let options = walk::WalkOptions::new(excludes, cli.no_ignore);
     let mut lock = None;
     let mut cache = ExtractCache::empty();
@@ -137,7 +138,7 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
             level: tg_shared::record::Level::Warning,
             file: None,
             line: None,
-            code: walk::NO_SOURCES.to_string(),
+            code: tg_shared::record::NO_SOURCES.to_string(),
             message: walk::why_empty(&root, &starts, &options),
         });
     }

@@ -12,7 +12,7 @@
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use tg_shared::lang::{
+use tg_lang::{
     Binding, FileFacts, Language, ModuleRef, RefKind, ScopeRule, Target, TypeFact, TypeSlot, Value,
 };
 use tg_shared::record::{EdgeKind, NodeKind, Resolution};
@@ -397,7 +397,7 @@ impl<'a> Resolver<'a> {
         out
     }
 
-    fn symbol(&self, (f, i): Sym) -> &'a tg_shared::lang::Symbol {
+    fn symbol(&self, (f, i): Sym) -> &'a tg_lang::Symbol {
         &self.units[f as usize].facts.symbols[i as usize]
     }
 
@@ -716,11 +716,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// `return inner` where `inner` is a function the returning one defines.
-    fn returned_closure(
-        &self,
-        f: u32,
-        reference: &tg_shared::lang::Reference,
-    ) -> (Vec<Sym>, Resolution) {
+    fn returned_closure(&self, f: u32, reference: &tg_lang::Reference) -> (Vec<Sym>, Resolution) {
         let Target::Name(name) = &reference.target else {
             return (Vec::new(), Resolution::Closure);
         };
@@ -1527,8 +1523,7 @@ fn common_dir_prefix(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::symbol_ids;
-    use tg_shared::lang::{self, FileFacts};
+    use tg_lang::FileFacts;
 
     /// `kind src -> dst (resolution)` for every non-`contains` edge of a small repository.
     fn relations(files: &[(&str, &str)]) -> Vec<String> {
@@ -1539,8 +1534,8 @@ mod tests {
         let facts: Vec<(String, &'static dyn Language, FileFacts)> = files
             .iter()
             .map(|(path, source)| {
-                let lang = lang::for_path(path).expect("known language");
-                let facts = lang::extract_file(lang, path, source).expect("parses");
+                let lang = tg_lang::for_path(path).expect("known language");
+                let facts = tg_parse::extract_file(lang, path, source).expect("parses");
                 (path.to_string(), lang, facts)
             })
             .collect();
@@ -1552,7 +1547,7 @@ mod tests {
                 facts,
             })
             .collect();
-        let ids: Vec<Vec<String>> = units.iter().map(|u| symbol_ids(u.path, u.facts)).collect();
+        let ids: Vec<Vec<String>> = units.iter().map(|u| u.facts.symbol_ids(u.path)).collect();
         let (edges, _) = Resolver::with_aliases(&units, aliases).edges();
         let mut out: Vec<String> = edges
             .iter()

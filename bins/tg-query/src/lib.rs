@@ -35,7 +35,7 @@ fn with_freshness(text: String, store: &tg_shared::store::Store, json: bool) -> 
     let Ok(state) = tg_shared::artifacts::state::SavedState::read(store) else {
         return text;
     };
-    let changes = tg_shared::freshness::compare(store.root(), store, &state);
+    let changes = tg_lang::walk::changes_since(store.root(), store, &state);
     if json {
         return match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(mut map)) => {

@@ -94,7 +94,7 @@ pub fn semantic(graph: &Graph, query: &str, layer: &Filter) -> Result<Ranked, St
     if let Some(why) = &graph.vectors_missing {
         return Err(why.clone());
     }
-    let embedder = tg_embed::embedder::for_index(&info.id, Duration::from_secs(30))?;
+    let embedder = tg_shared::embed::service::for_index(&info.id, Duration::from_secs(30))?;
     let vector = embedder
         .embed(&[query.to_string()])?
         .pop()

@@ -9,7 +9,6 @@ use tg_shared::artifacts::{
     state::{ReadError, SavedState},
 };
 use tg_shared::exit;
-use tg_shared::freshness;
 use tg_shared::stage::Failure;
 use tg_shared::store::Store;
 
@@ -47,6 +46,6 @@ pub fn from_artifacts(root: &Path, store: &Store) -> Result<Value, Failure> {
             }));
         }
     };
-    let changes = freshness::compare(root, store, &state).to_fields();
+    let changes = tg_lang::walk::changes_since(root, store, &state).to_fields();
     Ok(extend(state.payload, changes))
 }

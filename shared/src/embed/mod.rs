@@ -6,6 +6,7 @@
 //! `$XDG_CACHE_HOME/tldrgraph/models/` (`~/.cache/...`) [`MODEL_FILE`]. Without it, tg-embed
 //! says so and search falls back to lexical.
 
+pub mod service;
 pub mod wordpiece;
 
 use crate::hash::content_hash;

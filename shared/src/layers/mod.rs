@@ -538,7 +538,7 @@ fn parse_native(ctx: &Ctx) -> Result<LayerConfig, ConfigError> {
     )?;
     config.plan = plan;
     config.exclude = raw.exclude.map(OneOrMany::into_vec).unwrap_or_default();
-    if let Err(message) = crate::walk::compile_excludes(&config.exclude) {
+    if let Err(message) = crate::exclude::compile(&config.exclude) {
         let first = config.exclude.first().map_or("", String::as_str);
         return Err(ctx.error(
             ctx.at("exclude", first, 0),

@@ -1,47 +1,21 @@
 //! Rust: fn, struct, enum, union, trait (with its methods), impl methods (`Type::method`), mod,
-//! `use` declarations and calls. Enough to map a crate by path and by unique name; types of
-//! receivers are not inferred.
+//! `use` declarations, calls and macro calls, and the types the source states (fields, `let`
+//! annotations, parameters, constructors, match arms): a call on a receiver binds through them.
 
-use super::role::{self, RoleDirs};
-use super::util::{comment_first_line, end_line, header_before, start_line, text, CommentRun};
-use super::{
-    Binding, FileFacts, Import, Language, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
-    TypeFact, TypeSlot, Value, MAX_DEPTH,
+use crate::util::{comment_first_line, end_line, header_before, start_line, text, CommentRun};
+use crate::{module_facts, Grammar, MAX_DEPTH};
+use tg_lang::rust::{crate_key, module_key, Rust};
+use tg_lang::{
+    Binding, FileFacts, Import, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target, TypeFact,
+    TypeSlot, Value,
 };
-use crate::hash::content_hash;
-use crate::record::Role;
-use crate::record::{EdgeKind, NodeKind};
+use tg_shared::hash::content_hash;
+use tg_shared::record::{EdgeKind, NodeKind};
 use tree_sitter::Node;
 
-pub struct Rust;
-
-impl Language for Rust {
-    fn id(&self) -> &'static str {
-        "rust"
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["rs"]
-    }
-
+impl Grammar for Rust {
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_rust::LANGUAGE.into()
-    }
-
-    fn role(&self, path: &str) -> Role {
-        const DIRS: RoleDirs = RoleDirs {
-            test: &["tests", "fuzz"],
-            example: &["examples"],
-            tooling: &["benches", "xtask", "scripts", "ci"],
-        };
-        if let Some(role) = role::by_directory(path, &DIRS) {
-            return role;
-        }
-        match role::file_name(path) {
-            "tests.rs" => Role::Test,
-            "build.rs" => Role::Tooling,
-            _ => Role::Product,
-        }
     }
 
     fn extract(&self, path: &str, source: &str, tree: &tree_sitter::Tree) -> FileFacts {
@@ -54,158 +28,6 @@ impl Language for Rust {
         }
         .run(path, tree.root_node())
     }
-
-    fn module_keys(&self, path: &str, _is_package_dir: &dyn Fn(&str) -> bool) -> Vec<String> {
-        vec![module_key(path)]
-    }
-
-    fn key_separator(&self) -> &'static str {
-        "::"
-    }
-
-    fn is_builtin(&self, name: &str) -> bool {
-        BUILTINS.binary_search(&name).is_ok()
-    }
-
-    fn returns_receiver(&self, method: &str) -> bool {
-        RECEIVER_METHODS.binary_search(&method).is_ok()
-    }
-
-    fn iterates_receiver(&self, method: &str) -> bool {
-        matches!(method, "drain" | "into_iter" | "iter" | "iter_mut")
-    }
-
-    fn picks_element(&self, method: &str) -> bool {
-        matches!(
-            method,
-            "pop"
-                | "pop_front"
-                | "pop_back"
-                | "first"
-                | "first_mut"
-                | "last"
-                | "last_mut"
-                | "front"
-                | "back"
-                | "get"
-                | "get_mut"
-                | "remove"
-                | "swap_remove"
-        )
-    }
-
-    fn constructs_own_type(&self, function: &str) -> bool {
-        matches!(function, "default" | "from")
-    }
-
-    /// A crate: `bins/x/crate` for everything under `bins/x/src/`. Files outside any `src/`
-    /// (integration tests and their helpers, examples, benches) share a package per
-    /// `tests/`, `examples/` or `benches/` directory (`bins/x/tests/`), else per directory:
-    /// strictly each test file is a crate, but they share helper modules and call them.
-    fn package(&self, path: &str) -> Option<String> {
-        let key = crate_key(path);
-        if !key.ends_with("#crate") {
-            return Some(key);
-        }
-        let mut end = 0;
-        for part in path.split('/') {
-            end += part.len() + 1;
-            if matches!(part, "tests" | "examples" | "benches") && end <= path.len() {
-                return Some(path[..end].to_string());
-            }
-        }
-        Some(
-            path.rsplit_once('/')
-                .map_or(String::new(), |(dir, _)| format!("{dir}/")),
-        )
-    }
-
-    fn manifest(&self, package: &str) -> Option<String> {
-        let dir = package.strip_suffix("crate").unwrap_or(package);
-        (dir.is_empty() || dir.ends_with('/')).then(|| format!("{dir}Cargo.toml"))
-    }
-
-    fn package_names(&self, manifest: &str) -> Vec<(String, Option<String>)> {
-        let (mut section, mut package, mut lib, mut lib_path) = ("", None, None, None);
-        for line in manifest.lines() {
-            let line = toml_line(line);
-            if line.starts_with('[') {
-                section = line;
-                continue;
-            }
-            let Some((key, value)) = line.split_once('=') else {
-                continue;
-            };
-            let value = value.trim().trim_matches(['"', '\'']);
-            match (section, key.trim()) {
-                ("[package]", "name") => package = Some(value),
-                ("[lib]", "name") => lib = Some(value),
-                ("[lib]", "path") => lib_path = Some(value.to_string()),
-                _ => {}
-            }
-        }
-        lib.or(package)
-            .map(|name| vec![(name.replace('-', "_"), lib_path)])
-            .unwrap_or_default()
-    }
-
-    /// `std`, `core` and `alloc` are outside; another crate of the workspace may be inside, so
-    /// its names may still fall back to a unique repository symbol.
-    fn unmatched_module_is_external(&self, key: &str) -> bool {
-        ["std", "core", "alloc"]
-            .iter()
-            .any(|root| key == *root || key.starts_with(&format!("{root}::")))
-    }
-}
-
-/// A Cargo.toml line without its comment and surrounding blanks (a `#` inside quotes stays).
-fn toml_line(line: &str) -> &str {
-    let mut quote = None;
-    for (i, c) in line.char_indices() {
-        match (quote, c) {
-            (None, '"' | '\'') => quote = Some(c),
-            (Some(q), _) if c == q => quote = None,
-            (None, '#') => return line[..i].trim(),
-            _ => {}
-        }
-    }
-    line.trim()
-}
-
-/// The key of a crate's root module: `bins/x/src/lib.rs` → `bins/x/crate`. A file outside any
-/// `src/` (an integration test, `build.rs`) is a crate of its own.
-fn crate_key(path: &str) -> String {
-    match path
-        .rfind("src/")
-        .filter(|&i| i == 0 || path[..i].ends_with('/'))
-    {
-        Some(i) => format!("{}crate", &path[..i]),
-        None => format!("{path}#crate"),
-    }
-}
-
-/// `bins/x/src/a/b.rs` and `bins/x/src/a/b/mod.rs` → `bins/x/crate::a::b`.
-fn module_key(path: &str) -> String {
-    let krate = crate_key(path);
-    let Some(i) = path
-        .rfind("src/")
-        .filter(|&i| i == 0 || path[..i].ends_with('/'))
-    else {
-        return krate;
-    };
-    let inner = path[i + 4..].strip_suffix(".rs").unwrap_or(&path[i + 4..]);
-    let mut parts: Vec<&str> = inner.split('/').collect();
-    if matches!(parts.last(), Some(&"mod"))
-        || matches!(parts.as_slice(), [single] if *single == "lib" || *single == "main")
-    {
-        parts.pop();
-    }
-    let mut key = krate;
-    for part in parts {
-        key.push_str("::");
-        key.push_str(part);
-    }
-    key
 }
 
 struct Task<'t> {
@@ -247,7 +69,7 @@ impl ArmBinding {
 
 impl<'s> Walker<'s> {
     fn run(mut self, path: &str, root: Node) -> FileFacts {
-        self.facts = FileFacts::for_module(path, self.source, root, None);
+        self.facts = module_facts(path, self.source, root, None);
         let mut stack = vec![Task {
             node: root,
             scope: 0,
@@ -1270,35 +1092,14 @@ fn is_outer_doc(comment: &str) -> bool {
         || (comment.starts_with("/**") && !comment.starts_with("/***"))
 }
 
-#[rustfmt::skip]
-/// Methods of std wrappers (`Option`, `Result`, `Rc`, `RefCell`, `Mutex`) and `Clone` that give
-/// back the wrapped value, or a reference or guard to it (sorted).
-const RECEIVER_METHODS: &[&str] = &[
-    "as_mut", "as_ref", "borrow", "borrow_mut", "clone", "expect", "lock", "to_owned", "unwrap",
-    "unwrap_or_default",
-];
-
-#[rustfmt::skip]
-/// Prelude items and std constructors that are called like functions (sorted).
-const BUILTINS: &[&str] = &[
-    "Box", "Err", "None", "Ok", "Some", "String", "Vec", "drop", "panic", "std",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn tables_are_sorted() {
-        assert!(RECEIVER_METHODS.windows(2).all(|w| w[0] < w[1]));
-        assert!(BUILTINS.windows(2).all(|w| w[0] < w[1]));
-    }
-
-    #[test]
     fn super_inside_an_inline_mod_names_the_files_module() {
         let source = "pub fn helper() {}\n#[cfg(test)]\nmod tests {\n    use super::*;\n    use self::inner::x;\n    mod inner {\n        use super::super::helper;\n    }\n}\n";
-        let facts =
-            crate::lang::extract_file(&Rust, "shared/src/store.rs", source).expect("parses");
+        let facts = crate::extract_file(&Rust, "shared/src/store.rs", source).expect("parses");
         let modules: Vec<String> = facts
             .imports
             .iter()
@@ -1321,7 +1122,7 @@ mod tests {
     #[test]
     fn a_use_of_a_child_module_is_relative_to_this_module() {
         let source = "mod inner;\npub use inner::Engine;\nuse serde::Serialize;\n";
-        let facts = crate::lang::extract_file(&Rust, "core/src/lib.rs", source).expect("parses");
+        let facts = crate::extract_file(&Rust, "core/src/lib.rs", source).expect("parses");
         let modules: Vec<String> = facts
             .imports
             .iter()
@@ -1331,56 +1132,5 @@ mod tests {
             })
             .collect();
         assert_eq!(modules, ["core/crate::inner Engine", "serde Serialize"]);
-    }
-
-    #[test]
-    fn packages_are_crates_named_by_their_manifests() {
-        let rust = Rust;
-        assert_eq!(
-            rust.package("bins/x/src/a/b.rs").as_deref(),
-            Some("bins/x/crate")
-        );
-        assert_eq!(
-            rust.package("bins/x/tests/cli.rs").as_deref(),
-            Some("bins/x/tests/")
-        );
-        assert_eq!(
-            rust.manifest("bins/x/crate").as_deref(),
-            Some("bins/x/Cargo.toml")
-        );
-        assert_eq!(rust.manifest("crate").as_deref(), Some("Cargo.toml"));
-        let manifest = "[package]\nname = \"tg-shared\"\nversion = \"0.1.0\"\n\n[dependencies]\nname = \"no\"\n";
-        assert_eq!(
-            rust.package_names(manifest),
-            [("tg_shared".to_string(), None)]
-        );
-        let renamed = "[package]\nname = 'tg-x'   # the x crate\n[lib]\nname = \"x_lib\"\npath = \"lib.rs\"\n";
-        assert_eq!(
-            rust.package_names(renamed),
-            [("x_lib".to_string(), Some("lib.rs".to_string()))]
-        );
-        assert_eq!(rust.package("tests/make.rs").as_deref(), Some("tests/"));
-        assert_eq!(
-            rust.package("tests/common/mod.rs").as_deref(),
-            Some("tests/")
-        );
-        assert_eq!(rust.manifest("tests/").as_deref(), Some("tests/Cargo.toml"));
-        assert_eq!(rust.package("build.rs").as_deref(), Some(""));
-        assert!(rust.package_names("[workspace]\nmembers = []\n").is_empty());
-    }
-
-    #[test]
-    fn module_keys_follow_the_crate_layout() {
-        assert_eq!(module_key("bins/x/src/lib.rs"), "bins/x/crate");
-        assert_eq!(module_key("src/main.rs"), "crate");
-        assert_eq!(module_key("shared/src/lang/mod.rs"), "shared/crate::lang");
-        assert_eq!(
-            module_key("shared/src/lang/python.rs"),
-            "shared/crate::lang::python"
-        );
-        assert_eq!(
-            module_key("bins/x/tests/cli.rs"),
-            "bins/x/tests/cli.rs#crate"
-        );
     }
 }

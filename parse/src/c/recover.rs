@@ -9,10 +9,10 @@
 //! bounded per file.
 
 use super::{function_name, walk};
-use crate::lang::util::end_line;
-use crate::lang::FileFacts;
-use crate::record::NodeKind;
+use crate::util::end_line;
 use std::collections::HashSet;
+use tg_lang::FileFacts;
+use tg_shared::record::NodeKind;
 use tree_sitter::{Node, Parser, Point, Range};
 
 /// Reparses allowed per file, and the bytes they may cover in all (as a multiple of the file's

@@ -1,13 +1,16 @@
 //! Finding the source files: .gitignore/.ignore aware, never into `.git/` or `.tldrgraph/`,
 //! never along a symlink out of the root or around a loop.
 
-use crate::lang::{self, Language};
-use crate::record::{Diagnostic, Level};
-use crate::store::STORE_DIR;
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use crate::Language;
+use globset::GlobSet;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use tg_shared::artifacts::state::SavedState;
+use tg_shared::freshness::{self, Changes};
+use tg_shared::layers;
+use tg_shared::record::{Diagnostic, Level};
+use tg_shared::store::{Store, STORE_DIR};
 
 /// A file to extract.
 pub struct SourceFile {
@@ -21,24 +24,6 @@ pub struct WalkResult {
     /// Sorted by `rel`, no duplicates.
     pub files: Vec<SourceFile>,
     pub diagnostics: Vec<Diagnostic>,
-}
-
-pub fn compile_excludes(globs: &[String]) -> Result<GlobSet, String> {
-    let mut builder = GlobSetBuilder::new();
-    for glob in globs {
-        let glob = glob.trim_end_matches('/');
-        let mut patterns = vec![glob.to_string(), format!("{glob}/**")];
-        if !glob.contains('/') {
-            // A bare `*.min.js` or `vendor` matches at any depth, like .gitignore.
-            patterns.push(format!("**/{glob}"));
-            patterns.push(format!("**/{glob}/**"));
-        }
-        for pattern in patterns {
-            let compiled = Glob::new(&pattern).map_err(|e| format!("--exclude {glob:?}: {e}"))?;
-            builder.add(compiled);
-        }
-    }
-    builder.build().map_err(|e| e.to_string())
 }
 
 /// Repo-relative `/` path of `path` (which lies under `root`).
@@ -107,9 +92,6 @@ fn walk_diagnostic(root: &Path, err: &ignore::Error) -> Diagnostic {
     }
 }
 
-/// The diagnostic code of a walk that found no source file; its message is [`why_empty`]'s.
-pub const NO_SOURCES: &str = "no_sources";
-
 /// How to walk: the globs left out, and whether `.gitignore`/`.ignore` files are obeyed.
 #[derive(Debug, Clone, Default)]
 pub struct WalkOptions {
@@ -144,13 +126,13 @@ pub fn why_empty(root: &Path, starts: &[PathBuf], options: &WalkOptions) -> Stri
             let Some(rel) = relative(root, entry.path()) else {
                 continue;
             };
-            if lang::for_path(&rel).is_some() {
+            if crate::for_path(&rel).is_some() {
                 supported += 1;
                 kept += u64::from(!options.excludes.is_match(&rel));
             }
         }
     }
-    let languages = lang::REGISTRY
+    let languages = crate::REGISTRY
         .iter()
         .flat_map(|l| l.extensions().iter().map(|e| format!(".{e}")))
         .collect::<Vec<_>>()
@@ -243,7 +225,7 @@ pub fn walk(root: &Path, starts: &[PathBuf], options: &WalkOptions) -> WalkResul
         let Some(rel) = relative(root, entry.path()) else {
             continue;
         };
-        let Some(lang) = lang::for_path(&rel) else {
+        let Some(lang) = crate::for_path(&rel) else {
             continue;
         };
         let canonical =
@@ -268,4 +250,20 @@ pub fn walk(root: &Path, starts: &[PathBuf], options: &WalkOptions) -> WalkResul
     };
     diagnostics.extend(local);
     WalkResult { files, diagnostics }
+}
+
+/// What changed in the repository at `root` since `state` was written, walking as that build
+/// walked: files the config's `exclude:` or the build's `--exclude` left out are not sources, so
+/// they are never "added"; with `--no-ignore`, ignored files are.
+pub fn changes_since(root: &Path, store: &Store, state: &SavedState) -> Changes {
+    let mut globs = layers::repo_excludes(store);
+    globs.extend(state.exclude.iter().cloned());
+    let excludes = tg_shared::exclude::compile(&globs).unwrap_or_else(|_| GlobSet::empty());
+    let options = WalkOptions::new(excludes, state.no_ignore);
+    let walked = walk(root, &[root.to_path_buf()], &options);
+    let sources = walked
+        .files
+        .iter()
+        .map(|f| (f.rel.as_str(), f.abs.as_path()));
+    freshness::compare(store, state, sources)
 }

@@ -4,131 +4,25 @@
 //! Scoping follows Python: a def's decorators, default values and annotations, and a class's
 //! bases, are evaluated in the enclosing scope, so the calls in them belong to that scope.
 
-use super::role::{self, RoleDirs};
-use super::util::{end_line, first_doc_line, header_before, start_line, text};
-use super::{
-    Binding, FileFacts, Import, Language, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
-    TypeFact, TypeSlot, Value, MAX_DEPTH,
+use crate::util::{end_line, first_doc_line, header_before, start_line, text};
+use crate::{module_facts, Grammar, MAX_DEPTH};
+use tg_lang::python::{module_parts, Python};
+use tg_lang::{
+    Binding, FileFacts, Import, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target, TypeFact,
+    TypeSlot, Value,
 };
-use crate::hash::content_hash;
-use crate::record::Role;
-use crate::record::{EdgeKind, NodeKind};
+use tg_shared::hash::content_hash;
+use tg_shared::record::{EdgeKind, NodeKind};
 use tree_sitter::{Node, TreeCursor};
 
-pub struct Python;
-
-impl Language for Python {
-    fn id(&self) -> &'static str {
-        "python"
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["py", "pyi"]
-    }
-
+impl Grammar for Python {
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_python::LANGUAGE.into()
-    }
-
-    fn role(&self, path: &str) -> Role {
-        const DIRS: RoleDirs = RoleDirs {
-            test: &["tests", "test", "testing"],
-            example: &["docs_src", "examples", "example", "docs", "doc"],
-            tooling: &["scripts", "tools", "benchmarks", "ci"],
-        };
-        if let Some(role) = role::by_directory(path, &DIRS) {
-            return role;
-        }
-        let file = role::file_name(path);
-        let stem = file.split('.').next().unwrap_or(file);
-        if stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest" {
-            Role::Test
-        } else if !path.contains('/')
-            && matches!(
-                stem,
-                "setup" | "noxfile" | "fabfile" | "pdm_build" | "hatch_build"
-            )
-        {
-            Role::Tooling
-        } else {
-            Role::Product
-        }
     }
 
     fn extract(&self, path: &str, source: &str, tree: &tree_sitter::Tree) -> FileFacts {
         Walker::new(path, source).run(tree.root_node())
     }
-
-    /// A module is named from an import root: the repository root, or a directory that is not
-    /// itself a package (`src/`, `tests/`). `app/email/sender.py` inside the package `app` is
-    /// `app.email.sender` only, so `import email` there stays the standard library's.
-    fn module_keys(&self, path: &str, is_package_dir: &dyn Fn(&str) -> bool) -> Vec<String> {
-        let parts = module_parts(path);
-        let dirs: Vec<&str> = path.split('/').collect();
-        (0..parts.len())
-            .filter(|&i| i == 0 || !is_package_dir(&dirs[..i].join("/")))
-            .map(|i| parts[i..].join("."))
-            .collect()
-    }
-
-    fn key_visible_from(&self, key: &str, file: &str, importer: &str) -> bool {
-        let depth = key.split('.').count();
-        let start = module_parts(file).len().saturating_sub(depth);
-        if start == 0 {
-            return true;
-        }
-        // The directory the key starts in: the first `start` components of the path.
-        let root_len = file
-            .match_indices('/')
-            .nth(start - 1)
-            .map_or(file.len(), |(i, _)| i);
-        let root = &file[..root_len];
-        root == "src"
-            || (importer.len() > root_len
-                && importer.starts_with(root)
-                && importer.as_bytes()[root_len] == b'/')
-    }
-
-    fn key_separator(&self) -> &'static str {
-        "."
-    }
-
-    fn is_builtin(&self, name: &str) -> bool {
-        BUILTINS.binary_search(&name).is_ok()
-    }
-
-    fn redefinition_replaces(&self) -> bool {
-        true
-    }
-
-    fn call_operator(&self) -> Option<&'static str> {
-        Some("__call__")
-    }
-
-    fn picks_element(&self, method: &str) -> bool {
-        method == "pop"
-    }
-
-    fn constructor(&self) -> Option<&'static str> {
-        Some("__init__")
-    }
-
-    fn shares_fixtures(&self, path: &str) -> bool {
-        path == "conftest.py" || path.ends_with("/conftest.py")
-    }
-}
-
-/// `a/b/c.py` → `[a, b, c]`; a package's `__init__.py` is the package itself.
-fn module_parts(path: &str) -> Vec<&str> {
-    let stem = path
-        .strip_suffix(".py")
-        .or_else(|| path.strip_suffix(".pyi"))
-        .unwrap_or(path);
-    let mut parts: Vec<&str> = stem.split('/').filter(|p| !p.is_empty()).collect();
-    if parts.last() == Some(&"__init__") {
-        parts.pop();
-    }
-    parts
 }
 
 struct Task<'t> {
@@ -169,7 +63,7 @@ impl<'s> Walker<'s> {
 
     fn run(mut self, root: Node) -> FileFacts {
         let doc = docstring(Some(root), self.source);
-        self.facts = FileFacts::for_module(self.path, self.source, root, doc);
+        self.facts = module_facts(self.path, self.source, root, doc);
         let mut stack = vec![Task {
             node: root,
             scope: 0,
@@ -1098,79 +992,9 @@ fn docstring(body: Option<Node>, source: &str) -> Option<String> {
     first_doc_line(&content)
 }
 
-#[rustfmt::skip]
-/// Python's builtins (sorted for binary search): calls to these never bind to a repository
-/// symbol unless the repository shadows them in scope.
-const BUILTINS: &[&str] = &[
-    "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "BlockingIOError",
-    "BrokenPipeError", "BufferError", "BytesWarning", "ChildProcessError",
-    "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError",
-    "ConnectionResetError", "DeprecationWarning", "EOFError", "EnvironmentError",
-    "Exception", "FileExistsError", "FileNotFoundError", "FloatingPointError", "FutureWarning",
-    "GeneratorExit", "IOError", "ImportError", "ImportWarning", "IndentationError",
-    "IndexError", "InterruptedError", "IsADirectoryError", "KeyError", "KeyboardInterrupt",
-    "LookupError", "MemoryError", "ModuleNotFoundError", "NameError", "NotADirectoryError",
-    "NotImplementedError", "OSError", "OverflowError", "PendingDeprecationWarning",
-    "PermissionError", "ProcessLookupError", "RecursionError", "ReferenceError",
-    "ResourceWarning", "RuntimeError", "RuntimeWarning", "StopAsyncIteration", "StopIteration",
-    "SyntaxError", "SyntaxWarning", "SystemError", "SystemExit", "TabError", "TimeoutError",
-    "TypeError", "UnboundLocalError", "UnicodeDecodeError", "UnicodeEncodeError",
-    "UnicodeError", "UnicodeTranslateError", "UnicodeWarning", "UserWarning", "ValueError",
-    "Warning", "ZeroDivisionError", "__import__", "abs", "aiter", "all", "anext", "any",
-    "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes", "callable", "chr",
-    "classmethod", "compile", "complex", "copyright", "credits", "delattr", "dict", "dir",
-    "divmod", "enumerate", "eval", "exec", "exit", "filter", "float", "format", "frozenset",
-    "getattr", "globals", "hasattr", "hash", "help", "hex", "id", "input", "int",
-    "isinstance", "issubclass", "iter", "len", "license", "list", "locals", "map", "max",
-    "memoryview", "min", "next", "object", "oct", "open", "ord", "pow", "print", "property",
-    "quit", "range", "repr", "reversed", "round", "set", "setattr", "slice", "sorted",
-    "staticmethod", "str", "sum", "super", "tuple", "type", "vars", "zip",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tables_are_sorted_for_binary_search() {
-        assert!(BUILTINS.windows(2).all(|w| w[0] < w[1]));
-    }
-
-    #[test]
-    fn module_keys_start_at_import_roots() {
-        let py = Python;
-        let none = |_: &str| false;
-        assert_eq!(
-            py.module_keys("src/pkg/mod.py", &none),
-            vec!["src.pkg.mod", "pkg.mod", "mod"]
-        );
-        assert_eq!(py.module_keys("pkg/__init__.py", &none), vec!["pkg"]);
-        let packages = |dir: &str| dir == "src/pkg" || dir == "src/pkg/email";
-        assert_eq!(
-            py.module_keys("src/pkg/email/sender.py", &packages),
-            vec!["src.pkg.email.sender", "pkg.email.sender"]
-        );
-    }
-
-    #[test]
-    fn keys_below_the_root_are_seen_from_their_own_tree_or_src() {
-        let py = Python;
-        // `from enum import Enum` in typer/main.py is the standard library's, not a docs folder.
-        assert!(!py.key_visible_from("enum", "docs_src/types/enum/__init__.py", "typer/main.py"));
-        assert!(py.key_visible_from(
-            "enum",
-            "docs_src/types/enum/__init__.py",
-            "docs_src/types/a.py"
-        ));
-        assert!(py.key_visible_from(
-            "docs_src.types.enum",
-            "docs_src/types/enum/__init__.py",
-            "x.py"
-        ));
-        assert!(py.key_visible_from("pkg.mod", "src/pkg/mod.py", "tests/test_mod.py"));
-        assert!(py.key_visible_from("helpers", "tests/helpers.py", "tests/unit/test_a.py"));
-        assert!(!py.key_visible_from("gc", "test/dtracedata/gc.py", "test/test_gc.py"));
-    }
 
     #[test]
     fn relative_imports_resolve_against_the_package() {

@@ -1,12 +1,12 @@
 //! The embedders: the static model in-process, or an OpenAI-compatible `/v1/embeddings`
-//! endpoint (OpenAI, or Ollama's OpenAI API) in batches, through [`tg_shared::http`] (timeouts
-//! and retries).
-//! tg-query uses the same code to embed a query, so index and query vectors always match.
+//! endpoint (OpenAI, or Ollama's OpenAI API) in batches, through [`crate::http`] (timeouts
+//! and retries). tg-embed embeds the symbols with it and tg-query the question, so index and
+//! query vectors always match.
 
+use super::{self as embed, StaticModel};
+use crate::http::{env, snippet, Endpoint};
 use serde_json::{json, Value};
 use std::time::Duration;
-use tg_shared::embed::{self, StaticModel};
-use tg_shared::http::{env, snippet, Endpoint};
 
 pub const ENV_MODE: &str = "TLDRGRAPH_EMBEDDINGS";
 pub const ENV_BASE_URL: &str = "TLDRGRAPH_EMBED_BASE_URL";

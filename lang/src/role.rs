@@ -3,7 +3,7 @@
 //! walk from the root down is shared here, so that the first directory that has a role decides
 //! (`examples/tests/x.py` is an example) and file names decide only inside product directories.
 
-use crate::record::Role;
+use tg_shared::record::Role;
 
 /// Directory names with a role, for one language.
 pub struct RoleDirs {

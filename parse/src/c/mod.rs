@@ -5,62 +5,24 @@
 //! the walk descends through ERROR subtrees instead of giving up on them: a broken region costs
 //! the definitions inside it, not the ones after it.
 
-use super::util::{
+use crate::util::{
     comment_first_line, end_line, header_before, normalize_join, one_line, start_line, text,
     CommentRun,
 };
-use super::{
-    Binding, FileFacts, Import, Language, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
-    MAX_DEPTH,
+use crate::{module_facts, Grammar, MAX_DEPTH};
+use tg_lang::c::C;
+use tg_lang::{
+    Binding, FileFacts, Import, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
 };
-use crate::hash::content_hash;
-use crate::lang::role::{self, RoleDirs};
-use crate::record::Role;
-use crate::record::{EdgeKind, NodeKind};
+use tg_shared::hash::content_hash;
+use tg_shared::record::{EdgeKind, NodeKind};
 use tree_sitter::Node;
 
 mod recover;
 
-pub struct C;
-
-impl Language for C {
-    fn id(&self) -> &'static str {
-        "c"
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["c", "h"]
-    }
-
+impl Grammar for C {
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_c::LANGUAGE.into()
-    }
-
-    fn role(&self, path: &str) -> Role {
-        const DIRS: RoleDirs = RoleDirs {
-            test: &["test", "tests", "testing", "unittest", "fuzz", "ossfuzz"],
-            example: &["examples", "example", "samples", "demo"],
-            tooling: &[
-                "contrib",
-                "scripts",
-                "tools",
-                "build",
-                "cmake",
-                "ci",
-                "bench",
-                "benchmarks",
-            ],
-        };
-        if let Some(role) = role::by_directory(path, &DIRS) {
-            return role;
-        }
-        let file = role::file_name(path);
-        let stem = file.split('.').next().unwrap_or(file);
-        if stem.starts_with("test_") || stem.ends_with("_test") || stem.ends_with("_unittest") {
-            Role::Test
-        } else {
-            Role::Product
-        }
     }
 
     fn extract(&self, path: &str, source: &str, tree: &tree_sitter::Tree) -> FileFacts {
@@ -69,24 +31,6 @@ impl Language for C {
 
     fn prepare_source<'s>(&self, source: &'s str) -> std::borrow::Cow<'s, str> {
         blank_cplusplus_linkage(source)
-    }
-
-    /// Every `/`-suffix of the path: `#include "x.h"` and `<lib/x.h>` name files by suffix.
-    fn module_keys(&self, path: &str, _is_package_dir: &dyn Fn(&str) -> bool) -> Vec<String> {
-        let mut keys = vec![path.to_string()];
-        keys.extend(
-            path.match_indices('/')
-                .map(|(i, _)| path[i + 1..].to_string()),
-        );
-        keys
-    }
-
-    fn key_separator(&self) -> &'static str {
-        "/"
-    }
-
-    fn prefers_nearest_module(&self) -> bool {
-        true
     }
 }
 
@@ -98,7 +42,7 @@ struct Task<'t> {
 }
 
 fn extract(path: &str, source: &str, root: Node) -> FileFacts {
-    let mut facts = FileFacts::for_module(path, source, root, None);
+    let mut facts = module_facts(path, source, root, None);
     let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
     let mut aliases = Vec::new();
     walk(root, source, dir, &mut facts, &mut aliases);

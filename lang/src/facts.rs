@@ -1,0 +1,225 @@
+//! What one file contributes to the graph before cross-file resolution ([`FileFacts`]): the
+//! language walkers (tg-parse) write them, the extraction cache keeps them, the resolver
+//! (tg-extract) reads them.
+
+use crate::{role, Language};
+use serde::{Deserialize, Serialize};
+use tg_shared::record::{EdgeKind, NodeKind, Role};
+
+/// Everything one file contributes to the graph before cross-file resolution. Cached per file
+/// content hash, so it holds nothing that depends on other files.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FileFacts {
+    /// Symbol 0 is the module (the file itself); parents always precede children.
+    pub symbols: Vec<Symbol>,
+    pub imports: Vec<Import>,
+    pub refs: Vec<Reference>,
+    /// Line of the first syntax error, if the parser had to recover.
+    pub syntax_error_line: Option<u32>,
+    /// Line where nesting exceeded [`MAX_DEPTH`]; deeper code was not examined.
+    pub depth_limit_line: Option<u32>,
+    /// Names bound in a scope by something other than a definition or import (parameters,
+    /// assignments): they shadow outer definitions, so a call through them binds nothing.
+    pub locals: Vec<(u32, String)>,
+    /// What the source says about the types of variables and attributes (annotations,
+    /// constructor assignments, struct fields): how a call on a receiver finds its method.
+    pub types: Vec<TypeFact>,
+    /// The file's first lines say a tool wrote it ([`role::generated_marker`]).
+    pub generated: bool,
+}
+
+impl FileFacts {
+    /// `name`, a variable of `scope`, holds `value` (evaluated in that scope).
+    pub fn variable_type(&mut self, scope: u32, name: String, value: Value, declared: bool) {
+        self.types.push(TypeFact {
+            scope,
+            slot: TypeSlot::Variable,
+            name,
+            eval_scope: scope,
+            value,
+            declared,
+        });
+    }
+
+    /// The ids of the file's symbols, in order ([`tg_shared::record::symbol_ids`]).
+    pub fn symbol_ids(&self, path: &str) -> Vec<String> {
+        tg_shared::record::symbol_ids(
+            path,
+            self.symbols.iter().map(|s| (s.kind, s.qualname.as_str())),
+        )
+    }
+
+    /// The role of symbol `i` of the file at `path`: generated files whole, then test-only
+    /// symbols (Rust `#[cfg(test)]`), then the language's path conventions.
+    pub fn role(&self, lang: &dyn Language, path: &str, i: usize) -> Role {
+        if self.generated || role::generated_path(path) {
+            Role::Generated
+        } else if self.symbols[i].test_only {
+            Role::Test
+        } else {
+            lang.role(path)
+        }
+    }
+}
+
+/// A value as the source writes it, for working out which class it is an instance of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Value {
+    /// A variable or parameter, through the scopes.
+    Name(String),
+    /// The enclosing class or impl's type (`self`, `cls`, `Self`).
+    SelfType,
+    /// What calling the target gives: an instance of a class, or the callee's declared return.
+    Call(Box<Target>),
+    /// An attribute or field of a value, by its declared type in the value's class.
+    Attr(Box<Value>, String),
+    /// A type named in an annotation (`T`, `pkg.T`; wrappers such as `Optional[T]` or
+    /// `Box<T>` already removed), resolved in the scope it stands in.
+    Type(Vec<String>),
+    /// A collection whose elements are the inner value (`list[T]`, `Sequence[T]`, `Vec<T>`,
+    /// `&[T]`): not an instance itself, but what a loop over it binds.
+    Elements(Box<Value>),
+    /// One element of the iterable value (`for x in self.items`).
+    ElementOf(Box<Value>),
+    /// What a test framework injects for a parameter of this name (a pytest fixture of the
+    /// same name, in the test's file or a `conftest.py` above it): its declared return type.
+    Fixture(String),
+}
+
+/// Which name a [`TypeFact`] types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TypeSlot {
+    /// A variable or parameter of the scope symbol.
+    Variable,
+    /// An attribute (field) of the scope symbol, a class or struct.
+    Attribute,
+}
+
+/// `name` (a variable of `scope`, or an attribute of the class `scope`) holds `value`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TypeFact {
+    pub scope: u32,
+    pub slot: TypeSlot,
+    pub name: String,
+    /// The symbol in whose scope `value` is evaluated (the method of `self.x = T()`).
+    pub eval_scope: u32,
+    pub value: Value,
+    /// A declaration (annotation, field type) rather than an assignment: declarations win.
+    pub declared: bool,
+}
+
+/// Whether scopes nested inside a symbol see the names it defines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ScopeRule {
+    /// Modules and functions: nested functions see their names.
+    Transparent,
+    /// Python class bodies: their names are invisible to the methods inside.
+    Opaque,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Symbol {
+    pub kind: NodeKind,
+    pub name: String,
+    /// The qualified name that follows `path::` in the id (empty for the module), without `#k`.
+    pub qualname: String,
+    pub parent: Option<u32>,
+    pub line_start: u32,
+    pub line_end: u32,
+    pub signature: Option<String>,
+    pub doc: Option<String>,
+    pub hash: String,
+    pub scope: ScopeRule,
+    /// For methods defined outside their type's body (Rust `impl T`): the type's name.
+    pub owner_type: Option<String>,
+    /// The declared return type (`-> T`), evaluated in the parent's scope.
+    pub returns: Option<Value>,
+    /// A signature without a body that calls never reach (`@typing.overload`).
+    pub stub: bool,
+    /// Defined under a condition (`if`, `try`/`except`, `#[cfg(...)]`), so another same-named
+    /// definition may be the one that runs.
+    pub conditional: bool,
+    /// Compiled for tests only (Rust `#[cfg(test)]`, `#[test]`, `mod tests`): code outside
+    /// tests never calls it.
+    pub test_only: bool,
+    /// A test fixture (`@pytest.fixture`): injected by name into the tests' parameters.
+    pub fixture: bool,
+    /// A method of a trait implementation (Rust `impl Display for T`): the trait's name.
+    pub implements: Option<String>,
+}
+
+/// A module another module names: tried in order, the first that exists wins.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ModuleRef {
+    /// A language module key (Python `pkg.mod`, Rust `<crate>crate::a`, C path suffix `x.h`).
+    Key(String),
+    /// An exact repo-relative path.
+    Path(String),
+}
+
+/// What an import makes visible in its scope.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Binding {
+    /// Nothing (a C `#include`, a Python `import a.b` whose name is bound separately).
+    None,
+    /// `name` refers to the module (`import a.b as m`, or the head of `import a.b`).
+    Module { name: String, module: String },
+    /// `name` refers to `member` of `module` (`from m import x as name`).
+    Member {
+        name: String,
+        module: String,
+        member: String,
+    },
+    /// Every top-level name of `module` (`from m import *`, Rust `use m::*`).
+    Star { module: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Import {
+    /// Symbol whose scope the binding lives in (0: module level).
+    pub scope: u32,
+    pub line: u32,
+    /// `imports` or `includes`; `None` when the statement only binds names (no module edge).
+    pub edge: Option<EdgeKind>,
+    /// The module the edge points at.
+    pub target: Vec<ModuleRef>,
+    pub binding: Binding,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RefKind {
+    Call,
+    Inherit,
+    /// A function returns a function it defines (`return decorator`): a `calls` edge with
+    /// resolution `closure`, so a trace passes through decorator and handler factories.
+    ReturnsClosure,
+}
+
+/// How the source names the target of a reference.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Target {
+    /// A bare name, looked up through the scopes (`f()`).
+    Name(String),
+    /// A dotted or `::` chain rooted at a name (`mod.f()`, `Type::new()`, `a.b.C`).
+    Path(Vec<String>),
+    /// A chain rooted at a module key the language computed (Rust `crate::a::f`).
+    Qualified { module: String, rest: Vec<String> },
+    /// A member of the enclosing class or impl (`self.m()`, `Self::m()`, `cls.m()`).
+    SelfMember(String),
+    /// A member of the enclosing class's bases (`super().m()`).
+    SuperMember(String),
+    /// A method of a receiver value (`Client(app).post()`, `x.m()` in Rust): bound through the
+    /// receiver's type when the source states it, never by the method's name alone.
+    Method { receiver: Box<Value>, name: String },
+    /// A member of a receiver whose type cannot be stated (`f()[0].m()`): never bound.
+    Member(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reference {
+    /// The symbol making the reference (the edge's source).
+    pub scope: u32,
+    pub line: u32,
+    pub kind: RefKind,
+    pub target: Target,
+}

@@ -1,0 +1,183 @@
+//! The languages tldrgraph reads, without their grammars: what a file's extension, path and
+//! module name mean in each language ([`Language`]), the registry that finds a file's language,
+//! the walk that finds the source files, and the facts a language's walker extracts from a file
+//! ([`facts`]). Parsing lives in tg-parse, so a reader that only asks which files are sources
+//! (tg-status) links no grammar. A new language is a module here, its walker in tg-parse, and a
+//! line in each registry.
+
+pub mod c;
+pub mod facts;
+pub mod python;
+pub mod role;
+pub mod rust;
+pub mod walk;
+
+pub use facts::{
+    Binding, FileFacts, Import, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target, TypeFact,
+    TypeSlot, Value,
+};
+use tg_shared::record::Role;
+
+/// One supported language.
+pub trait Language: Sync + Send {
+    /// The `lang` field of file records.
+    fn id(&self) -> &'static str;
+    /// File name extensions, without the dot.
+    fn extensions(&self) -> &'static [&'static str];
+    /// What the file at `path` (repo-relative) is for, by this language's conventions for
+    /// tests, examples and tooling ([`role`] holds the shared walk). Generated files and
+    /// test-only symbols are told apart by the extractor, which sees their contents.
+    fn role(&self, path: &str) -> Role;
+    /// The keys other files use to name this file's module, most specific first.
+    /// `is_package_dir` tells whether a repo-relative directory is a package of the language
+    /// (Python: holds an `__init__.py`), for languages whose names start at import roots.
+    fn module_keys(&self, path: &str, is_package_dir: &dyn Fn(&str) -> bool) -> Vec<String>;
+    /// Whether `importer` can name the module in `file` by `key`: a key that starts below the
+    /// repository root names the file only for importers where that directory is on the
+    /// import path (Python: `src/`, or the importer's own directory tree, as for scripts and
+    /// tests run from there).
+    fn key_visible_from(&self, _key: &str, _file: &str, _importer: &str) -> bool {
+        true
+    }
+    /// Separator between a module key and the names inside it (`.` or `::`).
+    fn key_separator(&self) -> &'static str;
+    /// A name the language provides without a definition in the repository (`len`, `print`).
+    fn is_builtin(&self, _name: &str) -> bool {
+        false
+    }
+    /// Whether a later definition of a name in the same scope replaces an earlier one as the
+    /// code runs (Python). Where it cannot (C, Rust), two definitions are build variants
+    /// (`#ifdef`, `#[cfg]`) and a call may reach either.
+    fn redefinition_replaces(&self) -> bool {
+        false
+    }
+    /// A library method that gives back its receiver's value (Rust `unwrap`, `clone`): a call
+    /// on its result reaches the receiver type's methods (`Glob::new(p).unwrap().matcher()`).
+    fn returns_receiver(&self, _method: &str) -> bool {
+        false
+    }
+    /// A library method that iterates over its receiver's elements (Rust `iter`, `drain`).
+    fn iterates_receiver(&self, _method: &str) -> bool {
+        false
+    }
+    /// A library method of a collection that gives one of its elements (Rust `v.pop()`,
+    /// `v.first()`, `v.get(i)`; Python `items.pop()`), so that calls on the result bind through
+    /// the collection's element type.
+    fn picks_element(&self, _method: &str) -> bool {
+        false
+    }
+    /// A trait function that makes an instance of the type it is called on, derived or
+    /// implemented outside the repository's view (Rust `T::default()`, `T::from(x)`).
+    fn constructs_own_type(&self, _function: &str) -> bool {
+        false
+    }
+    /// The method that calling a class runs on the new instance (Python `__init__`): a call of
+    /// the class also gets an edge to it, so traces pass through constructors.
+    fn constructor(&self) -> Option<&'static str> {
+        None
+    }
+    /// The method that calling an instance runs (Python `__call__`).
+    fn call_operator(&self) -> Option<&'static str> {
+        None
+    }
+    /// Whether a file may declare fixtures for the tests of its directory tree (`conftest.py`).
+    fn shares_fixtures(&self, _path: &str) -> bool {
+        false
+    }
+    /// When several files answer to one module key: `true` picks the one nearest the importer
+    /// (C's `#include "x.h"`), `false` the one nearest the root (Python's absolute imports).
+    fn prefers_nearest_module(&self) -> bool {
+        false
+    }
+    /// Whether a module key that matched no repository file is outside the repository (its
+    /// names then never fall back to same-named repository symbols).
+    fn unmatched_module_is_external(&self, _key: &str) -> bool {
+        true
+    }
+    /// The package (compilation unit) a file belongs to. Name-based fallbacks (`unique`,
+    /// `ambiguous`) never cross a package boundary: a Rust binary cannot call into another
+    /// binary's functions. `None` for languages without packages (one shared space).
+    fn package(&self, _path: &str) -> Option<String> {
+        None
+    }
+    /// The repo-relative manifest declaring `package`, if it can be depended upon.
+    fn manifest(&self, _package: &str) -> Option<String> {
+        None
+    }
+    /// The names other packages use for this one, read from its manifest's text (Rust: the
+    /// `[lib]` name, else the `[package]` name with `-` as `_`), each with the path of its root
+    /// file relative to the manifest when the manifest sets one (`[lib] path`).
+    fn package_names(&self, _manifest: &str) -> Vec<(String, Option<String>)> {
+        Vec::new()
+    }
+}
+
+static PYTHON: python::Python = python::Python;
+static C: c::C = c::C;
+static RUST: rust::Rust = rust::Rust;
+
+/// Every supported language.
+pub static REGISTRY: &[&dyn Language] = &[&PYTHON, &C, &RUST];
+
+/// The language of a file, by extension.
+pub fn for_path(path: &str) -> Option<&'static dyn Language> {
+    let ext = path.rsplit_once('.')?.1;
+    REGISTRY
+        .iter()
+        .copied()
+        .find(|lang| lang.extensions().contains(&ext))
+}
+
+/// The language with this id.
+pub fn by_id(id: &str) -> Option<&'static dyn Language> {
+    REGISTRY.iter().copied().find(|lang| lang.id() == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_language_knows_its_tests_examples_and_tooling_by_path() {
+        use tg_shared::record::Role::*;
+        let cases = [
+            ("typer/main.py", Product),
+            ("tests/test_main.py", Test),
+            ("pkg/test_util.py", Test),
+            ("pkg/util_test.py", Test),
+            ("conftest.py", Test),
+            ("docs_src/first/tutorial001.py", Example),
+            ("examples/app.py", Example),
+            ("docs/conf.py", Example),
+            ("scripts/release.py", Tooling),
+            ("setup.py", Tooling),
+            ("src/lib.rs", Product),
+            ("src/walk/tests.rs", Test),
+            ("tests/walk.rs", Test),
+            ("benches/walk.rs", Tooling),
+            ("examples/walk.rs", Example),
+            ("build.rs", Tooling),
+            ("lib/lz4.c", Product),
+            ("programs/lz4cli.c", Product),
+            ("tests/fuzzer.c", Test),
+            ("ossfuzz/decompress_fuzzer.c", Test),
+            ("examples/simple_buffer.c", Example),
+            ("contrib/gen_manual/gen_manual.c", Tooling),
+            ("src/util_unittest.c", Test),
+        ];
+        for (path, role) in cases {
+            let lang = for_path(path).expect("a language");
+            assert_eq!(lang.role(path), role, "{path}");
+        }
+    }
+
+    #[test]
+    fn languages_by_extension() {
+        assert_eq!(for_path("a/b.py").map(|l| l.id()), Some("python"));
+        assert_eq!(for_path("a/b.pyi").map(|l| l.id()), Some("python"));
+        assert_eq!(for_path("x.h").map(|l| l.id()), Some("c"));
+        assert_eq!(for_path("src/lib.rs").map(|l| l.id()), Some("rust"));
+        assert!(for_path("README").is_none());
+        assert!(for_path("a.js").is_none());
+    }
+}
