@@ -56,6 +56,21 @@ impl Record {
         "status",
         "summary",
     ];
+
+    /// The record's `type` tag.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Record::Header(_) => "header",
+            Record::File(_) => "file",
+            Record::Node(_) => "node",
+            Record::Edge(_) => "edge",
+            Record::Diagnostic(_) => "diagnostic",
+            Record::Layer(_) => "layer",
+            Record::Candidate(_) => "candidate",
+            Record::Status(_) => "status",
+            Record::Summary(_) => "summary",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,14 +1,151 @@
-//! What every stream stage does the same way: where its input comes from and its output goes,
-//! how it fails (exit code, message, hint), and how it tells a complete stream from one whose
-//! producer died (the last record is a `summary`: [`crate::record`]).
+//! What every stream stage does the same way: the flags they share ([`StageArgs`],
+//! [`StreamArgs`]), where its input comes from and its output goes, which records of the stream
+//! are its own to replace ([`Owned`]), its summary record, progress lines and `TG_TIMINGS`
+//! ([`Progress`]), how it fails (exit code, message, hint), and how it tells a complete stream
+//! from one whose producer died (the last record is a `summary`: [`crate::record`]).
 
 use crate::exit;
 use crate::ndjson::{Item, NdjsonError, RecordReader};
-use crate::record::Record;
+use crate::record::{Record, Summary};
 use crate::store;
+use serde_json::Value;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
+
+/// The flags of every stage that works on a repository's store.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct StageArgs {
+    /// Repository root, where `.tldrgraph/` lives and ids are relative to (default: the git top
+    /// level, else the current directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+
+    /// Print nothing on stderr but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl StageArgs {
+    /// The working directory and the store ([`workspace`]).
+    pub fn workspace(&self) -> Result<(PathBuf, crate::store::Store), Failure> {
+        workspace(self.root.as_deref())
+    }
+}
+
+/// The flags of a stage that reads a stream and writes it on.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct StreamArgs {
+    /// Read the stream from FILE instead of stdin.
+    #[arg(short, long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+
+    /// Write the stream to FILE (only if its content changed) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// The records a stage appends to the stream. A stream that already holds them went through an
+/// earlier run of the same stage (`tg-plan | tg-plan`, or a saved stream run again): the stage
+/// drops them and writes its own, so running it twice gives what running it once does.
+#[derive(Debug, Clone, Copy)]
+pub struct Owned {
+    /// Its summary (`"stage"`).
+    pub stage: &'static str,
+    /// The contract status it appends when it blocks.
+    pub status: &'static str,
+    /// Record types only this stage writes (tg-classify's `layer`, tg-plan's `candidate`).
+    pub types: &'static [&'static str],
+    /// Diagnostic codes only this stage writes.
+    pub diagnostics: &'static [&'static str],
+}
+
+impl Owned {
+    /// Whether `record` is this stage's own, to be dropped and written again.
+    pub fn owns(&self, record: Option<&Record>) -> bool {
+        match record {
+            Some(Record::Summary(summary)) => summary.stage == self.stage,
+            Some(Record::Status(status)) => status.status == self.status,
+            Some(Record::Diagnostic(diagnostic)) => {
+                self.diagnostics.contains(&diagnostic.code.as_str())
+            }
+            Some(record) => self.types.contains(&record.type_name()),
+            None => false,
+        }
+    }
+
+    /// [`Owned::owns`] for a raw line, parsing only the lines whose type could be owned.
+    pub fn owns_line(&self, line: &str) -> bool {
+        let could = ["summary", "status", "diagnostic"]
+            .iter()
+            .chain(self.types)
+            .any(|t| line.starts_with(&format!("{{\"type\":\"{t}\"")));
+        could
+            && crate::ndjson::parse_line(0, line).is_ok_and(|item| self.owns(item.record.as_ref()))
+    }
+}
+
+/// A stage's summary record, the last of the stream: what it counted.
+pub fn summary<K: Into<String>>(
+    stage: &str,
+    counts: impl IntoIterator<Item = (K, Value)>,
+) -> Record {
+    Record::Summary(Summary {
+        stage: stage.to_string(),
+        counts: counts
+            .into_iter()
+            .map(|(k, v)| (k.into(), v))
+            .collect::<BTreeMap<String, Value>>(),
+    })
+}
+
+/// A stage's progress lines on stderr (none with `--quiet`), and with `TG_TIMINGS` set the
+/// time each phase ended at.
+pub struct Progress {
+    stage: &'static str,
+    quiet: bool,
+    timings: bool,
+    started: std::time::Instant,
+}
+
+impl Progress {
+    pub fn new(stage: &'static str, quiet: bool) -> Self {
+        Progress {
+            stage,
+            quiet,
+            timings: std::env::var_os("TG_TIMINGS").is_some(),
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// `<stage>: <message>` on stderr, unless quiet.
+    pub fn say(&self, message: impl std::fmt::Display) {
+        if !self.quiet {
+            eprintln!("{}: {message}", self.stage);
+        }
+    }
+
+    /// `<stage>: <phase> done at <seconds>s` on stderr, when `TG_TIMINGS` is set (quiet or not).
+    pub fn phase(&self, name: &str) {
+        if self.timings {
+            eprintln!(
+                "{}: {name} done at {:.3}s",
+                self.stage,
+                self.started.elapsed().as_secs_f64()
+            );
+        }
+    }
+
+    pub fn is_quiet(&self) -> bool {
+        self.quiet
+    }
+
+    /// Seconds since the stage started.
+    pub fn elapsed(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+}
 
 /// A failure that ends a stage, with its exit code and, where one helps, what to do about it.
 #[derive(Debug, Clone, PartialEq)]

@@ -56,8 +56,8 @@ pub fn run(cli: &Cli, config: Option<&LayerConfig>) -> Result<(), Failure> {
         })
         .collect();
     let mut nodes = None;
-    if cli.input.is_some() || !std::io::stdin().is_terminal() {
-        let mut input = Input::open(cli.input.as_deref())?;
+    if cli.stream.input.is_some() || !std::io::stdin().is_terminal() {
+        let mut input = Input::open(cli.stream.input.as_deref())?;
         let mut stream = StreamCheck::default();
         let mut seen = 0u64;
         let mut counts = vec![0u64; layers.len()];

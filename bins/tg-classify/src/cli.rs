@@ -2,6 +2,7 @@
 
 use clap::Parser;
 use std::path::PathBuf;
+use tg_shared::stage::{StageArgs, StreamArgs};
 
 /// Assign every node of a tldrgraph stream to an architectural layer.
 ///
@@ -16,22 +17,15 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "tg-classify", version)]
 pub struct Cli {
-    /// Repository root, where `.tldrgraph/` lives (default: the git top level, else the
-    /// current directory).
-    #[arg(long)]
-    pub root: Option<PathBuf>,
+    #[command(flatten)]
+    pub stage: StageArgs,
+
+    #[command(flatten)]
+    pub stream: StreamArgs,
 
     /// The layers config (default: ROOT/.tldrgraph/layers.config.yaml).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-
-    /// Read the stream from FILE instead of stdin.
-    #[arg(short, long, value_name = "FILE")]
-    pub input: Option<PathBuf>,
-
-    /// Write the stream to FILE (only if its content changed) instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
 
     /// Validate the config and, given a stream, print what each layer matches; no stream
     /// output, no artifacts.
@@ -41,8 +35,4 @@ pub struct Cli {
     /// With --check: print the report as JSON.
     #[arg(long, requires = "check")]
     pub json: bool,
-
-    /// Print nothing on stderr but errors.
-    #[arg(short, long)]
-    pub quiet: bool,
 }

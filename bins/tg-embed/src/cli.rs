@@ -1,7 +1,7 @@
 //! Command-line options.
 
 use clap::{Parser, ValueEnum};
-use std::path::PathBuf;
+use tg_shared::stage::{StageArgs, StreamArgs};
 
 /// Embed every symbol of a stream and build the search index (`.tldrgraph/search.bin`,
 /// `.tldrgraph/vectors.f32`) that `tldrgraph query`, `trace` and `dead-code` read.
@@ -18,18 +18,11 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "tg-embed", version)]
 pub struct Cli {
-    /// Repository root, where `.tldrgraph/` lives (default: the git top level, else the
-    /// current directory).
-    #[arg(long)]
-    pub root: Option<PathBuf>,
+    #[command(flatten)]
+    pub stage: StageArgs,
 
-    /// Read the stream from FILE instead of stdin.
-    #[arg(short, long, value_name = "FILE")]
-    pub input: Option<PathBuf>,
-
-    /// Write the stream to FILE (only if its content changed) instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub stream: StreamArgs,
 
     /// `auto`: the embedded model; `off`: lexical search only; `openai`/`ollama`: an HTTP
     /// `/v1/embeddings` endpoint ($TLDRGRAPH_EMBED_BASE_URL, $TLDRGRAPH_EMBED_MODEL, key in
@@ -53,10 +46,6 @@ pub struct Cli {
     /// Texts per HTTP request.
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=2048))]
     pub http_batch: u64,
-
-    /// Print nothing on stderr but errors.
-    #[arg(short, long)]
-    pub quiet: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -8,7 +8,7 @@ use cli::{Cli, Embeddings};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::time::Duration;
 use tg_shared::artifacts;
 use tg_shared::contract::{self, NeedsEmbeddings};
@@ -17,12 +17,12 @@ use tg_shared::embed::service::{self as embedder, Embedder, HttpEmbedder, Servic
 use tg_shared::exit;
 use tg_shared::hash::{content_hash, Hasher};
 use tg_shared::lexical;
-use tg_shared::record::{EdgeKind, NodeKind, Record, Summary};
+use tg_shared::record::{EdgeKind, NodeKind, Record};
 use tg_shared::search::{
     self, Embedder as EmbedderInfo, IndexEdge, IndexHead, IndexLayer, IndexSymbol, Postings,
     SearchIndex, INDEX_VERSION, NO_VECTOR,
 };
-use tg_shared::stage::{Failure, Input, Output, StreamCheck};
+use tg_shared::stage::{self, Failure, Input, Output, Owned, Progress, StreamCheck};
 use tg_shared::store::{self, Store};
 
 /// This stage's name, in its summary record.
@@ -41,20 +41,20 @@ struct Collected {
     layers_missing: bool,
 }
 
-fn is_ours(record: &Option<Record>) -> bool {
-    match record {
-        Some(Record::Status(status)) => status.status == contract::NEEDS_EMBEDDINGS,
-        Some(Record::Summary(summary)) => summary.stage == STAGE,
-        _ => false,
-    }
-}
+/// What this stage appends: an earlier tg-embed's are replaced.
+const OWNED: Owned = Owned {
+    stage: STAGE,
+    status: contract::NEEDS_EMBEDDINGS,
+    types: &[],
+    diagnostics: &[],
+};
 
 fn collect(input: &mut Input, output: &mut Output) -> Result<Option<Collected>, Failure> {
     let mut check = StreamCheck::default();
     let mut seen = Collected::default();
     while let Some(item) = input.next_item(&mut check) {
         let item = item?;
-        if is_ours(&item.record) {
+        if OWNED.owns(item.record.as_ref()) {
             continue;
         }
         output.line(&item.raw)?;
@@ -137,19 +137,19 @@ fn artifacts_intact(store: &Store) -> bool {
 
 /// This stage's summary: the same bytes whether the index was rebuilt or found current.
 fn summary(head: &IndexHead) -> Record {
-    let mut counts: BTreeMap<String, Value> = BTreeMap::new();
-    counts.insert("embeddings_ready".into(), head.ready.into());
-    counts.insert("symbols".into(), head.symbols.into());
-    counts.insert("vectors".into(), head.vectors.into());
-    Record::Summary(Summary {
-        stage: STAGE.into(),
-        counts,
-    })
+    stage::summary(
+        STAGE,
+        [
+            ("embeddings_ready", Value::from(head.ready)),
+            ("symbols", head.symbols.into()),
+            ("vectors", head.vectors.into()),
+        ],
+    )
 }
 
 /// The whole input stream, with the name messages give it.
 fn read_input(cli: &Cli) -> Result<(String, Vec<u8>), Failure> {
-    match &cli.input {
+    match &cli.stream.input {
         Some(path) => {
             let name = path.display().to_string();
             let file = std::fs::File::open(path)
@@ -184,11 +184,7 @@ fn pass_unchanged(bytes: &[u8], head: &IndexHead, output: &mut Output) -> Result
         return Ok(false);
     }
     for line in lines {
-        let ours = (line.starts_with("{\"type\":\"summary\"")
-            && line.contains("\"stage\":\"tg-embed\""))
-            || (line.starts_with("{\"type\":\"status\"")
-                && line.contains(contract::NEEDS_EMBEDDINGS));
-        if !ours {
+        if !OWNED.owns_line(line) {
             output.line(line)?;
         }
         if output.is_closed() {
@@ -320,26 +316,10 @@ fn postings(texts: &[String]) -> Postings {
     }
 }
 
-pub fn run(cli: &Cli) -> Result<(), Failure> {
-    if cli.allow_insecure_http {
-        tg_shared::http::allow_insecure_http();
-    }
-    let (_, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
-    let chosen = choose(cli)?;
-    // The default model could not be had: installing it is the way on.
-    let model_missing = matches!(chosen, Some(Err(_)));
-    let timings = std::env::var_os("TG_TIMINGS").is_some();
-    let started = std::time::Instant::now();
-    let phase = |name: &str| {
-        if timings {
-            eprintln!(
-                "tg-embed: {name} at {:.3}s",
-                started.elapsed().as_secs_f64()
-            );
-        }
-    };
-    let (name, bytes) = read_input(cli)?;
-    let embedder_key = match &chosen {
+/// The fingerprint of a build: the index format, the embedder and the input stream's bytes.
+/// The same fingerprint means the same index.
+fn fingerprint(chosen: &Option<Result<Embedder, String>>, bytes: &[u8]) -> String {
+    let embedder_key = match chosen {
         None => "off".to_string(),
         Some(Ok(embedder)) => embedder.id(),
         Some(Err(reason)) => format!("unavailable: {reason}"),
@@ -349,46 +329,13 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         .update(&INDEX_VERSION.to_le_bytes())
         .update(embedder_key.as_bytes())
         .update(b"\n")
-        .update(&bytes);
-    let fingerprint = hasher.finish();
-    let mut output = Output::new(cli.output.as_deref());
-    // Only a complete build is reused whole: an incomplete one (endpoint down) tries again.
-    if !matches!(chosen, Some(Err(_))) {
-        if let Some(head) = IndexHead::read(&store.path(artifacts::SEARCH_INDEX)) {
-            if head.fingerprint == fingerprint
-                && (head.ready || chosen.is_none())
-                && artifacts_intact(&store)
-                && pass_unchanged(&bytes, &head, &mut output)?
-            {
-                output.finish()?;
-                if !cli.quiet {
-                    eprintln!(
-                        "tg-embed: {} symbols indexed; nothing changed since the last build",
-                        head.symbols
-                    );
-                }
-                return Ok(());
-            }
-        }
-    }
-    let mut input = Input {
-        name,
-        reader: tg_shared::ndjson::RecordReader::new(Box::new(std::io::Cursor::new(bytes))),
-    };
-    let Some(mut seen) = collect(&mut input, &mut output)? else {
-        return Ok(());
-    };
-    if seen.layers_missing {
-        // The first `init` stays an extraction: the index is built once layers exist.
-        output.record(&summary(&IndexHead::default()))?;
-        output.finish()?;
-        if !cli.quiet {
-            eprintln!("tg-embed: waiting for layers; nothing indexed yet");
-        }
-        return Ok(());
-    }
+        .update(bytes);
+    hasher.finish()
+}
 
-    phase("stream read");
+/// Puts the layer and parent indexes on the symbols, and gives the edges between indexed
+/// symbols, sorted.
+fn link(seen: &mut Collected) -> Vec<IndexEdge> {
     // Layers in their order; symbols point at them by index.
     seen.layers
         .sort_by(|a, b| a.order.cmp(&b.order).then(a.id.cmp(&b.id)));
@@ -421,8 +368,12 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         })
         .collect();
     edges.sort_by_key(|e| (e.src, e.dst, e.kind));
+    edges
+}
 
-    // Names each symbol calls and is called by.
+/// Each symbol's text to embed and its text for the lexical index, with the names it calls
+/// and is called by.
+fn texts(seen: &Collected, edges: &[IndexEdge]) -> (Vec<String>, Vec<String>) {
     let mut calls: Vec<Vec<&str>> = vec![Vec::new(); seen.symbols.len()];
     let mut called_by: Vec<Vec<&str>> = vec![Vec::new(); seen.symbols.len()];
     for edge in edges
@@ -432,8 +383,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         calls[edge.src as usize].push(seen.symbols[edge.dst as usize].name.as_str());
         called_by[edge.dst as usize].push(seen.symbols[edge.src as usize].name.as_str());
     }
-    let (embed_texts, lexical_texts): (Vec<String>, Vec<String>) = seen
-        .symbols
+    seen.symbols
         .par_iter()
         .enumerate()
         .map(|(i, symbol)| {
@@ -450,169 +400,249 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             };
             (text::embedding_text(&facts), text::lexical_text(&facts))
         })
-        .unzip();
-    phase("texts built");
+        .unzip()
+}
+
+/// The vectors of a build, and what went wrong making them.
+#[derive(Default)]
+struct Vectors {
+    /// Row-major, `rows` rows of the embedder's dimension.
+    matrix: Vec<f32>,
+    rows: u32,
+    /// Texts embedded this run, and vectors reused from the previous index.
+    embedded: u64,
+    reused: u64,
+    info: Option<EmbedderInfo>,
+    /// Why some or all vectors are missing.
+    problem: Option<String>,
+}
+
+/// Embeds the texts of the `embeddable` symbols, reusing the previous index's vectors whose
+/// text is unchanged, and gives each symbol its row and text hash.
+fn embed_symbols(
+    embedder: Embedder,
+    store: &Store,
+    symbols: &mut [IndexSymbol],
+    (texts, embeddable): (&[String], &[usize]),
+    progress: &Progress,
+) -> Vectors {
+    let mut out = Vectors::default();
+    let id = embedder.id();
+    let old = previous_vectors(store, &id);
+    progress.phase("read previous vectors");
+    let hashes: Vec<String> = embeddable
+        .iter()
+        .map(|&i| {
+            let mut h = Hasher::new();
+            h.update(id.as_bytes())
+                .update(b"\n")
+                .update(texts[i].as_bytes());
+            h.finish()
+        })
+        .collect();
+    let mut todo: Vec<String> = Vec::new();
+    let mut todo_hashes: Vec<&String> = Vec::new();
+    let mut queued: std::collections::HashSet<&String> = std::collections::HashSet::new();
+    for (k, &i) in embeddable.iter().enumerate() {
+        if !old.contains_key(&hashes[k]) && queued.insert(&hashes[k]) {
+            todo.push(texts[i].clone());
+            todo_hashes.push(&hashes[k]);
+        }
+    }
+    // On failure the vectors already made are kept (and the rest asked for next run).
+    let made: HashMap<&String, Vec<f32>> = match embedder.embed(&todo) {
+        Ok(fresh) => {
+            out.embedded = fresh.len() as u64;
+            todo_hashes.into_iter().zip(fresh).collect()
+        }
+        Err(reason) => {
+            out.problem = Some(reason);
+            HashMap::new()
+        }
+    };
+    // The length every row must have: the first vector in symbol order.
+    let dim = (0..embeddable.len())
+        .find_map(|k| made.get(&hashes[k]).or_else(|| old.get(&hashes[k])))
+        .map_or(0, Vec::len);
+    for (k, &i) in embeddable.iter().enumerate() {
+        let vector = match (made.get(&hashes[k]), old.get(&hashes[k])) {
+            (Some(v), _) => v,
+            (None, Some(v)) => {
+                out.reused += 1;
+                v
+            }
+            (None, None) => continue,
+        };
+        if vector.len() != dim {
+            out.problem.get_or_insert_with(|| {
+                format!(
+                    "the embedder returned vectors of {} and {dim} dimensions",
+                    vector.len()
+                )
+            });
+            continue;
+        }
+        let symbol = &mut symbols[i];
+        symbol.text_hash = hashes[k].clone();
+        symbol.vector = out.rows;
+        out.matrix.extend_from_slice(vector);
+        out.rows += 1;
+    }
+    if out.rows > 0 || out.problem.is_none() {
+        out.info = Some(EmbedderInfo {
+            id,
+            dim: dim as u32,
+        });
+    }
+    out
+}
+
+/// Writes the index, its vectors and their checksums, under the store's lock.
+fn write_index(store: &Store, encoded: &[u8], vector_bytes: &[u8]) -> Result<(), Failure> {
+    let _lock = store
+        .lock()
+        .map_err(|e| Failure::cant_write(&store.lock_path(), &e))?;
+    // Vectors first: an index never points into a matrix older than itself, and a run killed
+    // in between leaves a matrix the old index's hash does not match (so it is not reused).
+    let sums = format!("{} {}\n", content_hash(encoded), content_hash(vector_bytes));
+    // The checksums last: they vouch for the pair only once both are written.
+    for (name, bytes) in [
+        (artifacts::SEARCH_VECTORS, vector_bytes),
+        (artifacts::SEARCH_INDEX, encoded),
+        (artifacts::SEARCH_SUMS, sums.as_bytes()),
+    ] {
+        let path = store.path(name);
+        store::write_if_changed(&path, bytes).map_err(|e| Failure::cant_write(&path, &e))?;
+    }
+    Ok(())
+}
+
+/// The `needs_embeddings` status for a build whose vectors are missing for `reason`.
+fn needs_embeddings(reason: &str, model_missing: bool, symbols: u64, rows: u32) -> Record {
+    let next_action = if model_missing {
+        "Install the embedding model with `make model` (from the tldrgraph checkout), or run `tldrgraph init --json --embeddings off` for lexical search only"
+    } else {
+        "Check the embeddings endpoint, then run `tldrgraph init --json` again; or `--embeddings off` for lexical search only"
+    };
+    let payload = NeedsEmbeddings {
+        symbols_count: symbols,
+        embedded_count: u64::from(rows),
+        missing_count: symbols.saturating_sub(u64::from(rows)),
+        reason: reason.to_string(),
+        next_action: next_action.to_string(),
+    };
+    Record::Status(contract::status(contract::NEEDS_EMBEDDINGS, &payload))
+}
+
+pub fn run(cli: &Cli) -> Result<(), Failure> {
+    if cli.allow_insecure_http {
+        tg_shared::http::allow_insecure_http();
+    }
+    let progress = Progress::new(STAGE, cli.stage.quiet);
+    let (_, store) = cli.stage.workspace()?;
+    let chosen = choose(cli)?;
+    // The default model could not be had: installing it is the way on.
+    let model_missing = matches!(chosen, Some(Err(_)));
+    let (name, bytes) = read_input(cli)?;
+    let fingerprint = fingerprint(&chosen, &bytes);
+    let mut output = Output::new(cli.stream.output.as_deref());
+    // Only a complete build is reused whole: an incomplete one (endpoint down) tries again.
+    if !model_missing {
+        if let Some(head) = IndexHead::read(&store.path(artifacts::SEARCH_INDEX)) {
+            if head.fingerprint == fingerprint
+                && (head.ready || chosen.is_none())
+                && artifacts_intact(&store)
+                && pass_unchanged(&bytes, &head, &mut output)?
+            {
+                output.finish()?;
+                progress.say(format_args!(
+                    "{} symbols indexed; nothing changed since the last build",
+                    head.symbols
+                ));
+                return Ok(());
+            }
+        }
+    }
+    let mut input = Input {
+        name,
+        reader: tg_shared::ndjson::RecordReader::new(Box::new(std::io::Cursor::new(bytes))),
+    };
+    let Some(mut seen) = collect(&mut input, &mut output)? else {
+        return Ok(());
+    };
+    if seen.layers_missing {
+        // The first `init` stays an extraction: the index is built once layers exist.
+        output.record(&summary(&IndexHead::default()))?;
+        output.finish()?;
+        progress.say("waiting for layers; nothing indexed yet");
+        return Ok(());
+    }
+    progress.phase("read stream");
+    let edges = link(&mut seen);
+    let (embed_texts, lexical_texts) = texts(&seen, &edges);
+    progress.phase("build texts");
     let postings = postings(&lexical_texts);
-    phase("postings built");
+    progress.phase("build postings");
 
     // Embeddings: reuse vectors whose text is unchanged, embed the rest.
     let embeddable: Vec<usize> = (0..seen.symbols.len())
         .filter(|&i| seen.symbols[i].kind != NodeKind::Module)
         .collect();
-    let mut vectors: Vec<f32> = Vec::new();
-    let mut rows = 0u32;
-    let (mut embedded, mut reused) = (0u64, 0u64);
-    let mut info = None;
-    let mut problem: Option<String> = None;
-    match chosen {
-        None => {}
-        Some(Err(reason)) => problem = Some(reason),
-        Some(Ok(embedder)) => {
-            let id = embedder.id();
-            let old = previous_vectors(&store, &id);
-            phase("previous vectors read");
-            let hashes: Vec<String> = embeddable
-                .iter()
-                .map(|&i| {
-                    let mut h = Hasher::new();
-                    h.update(id.as_bytes())
-                        .update(b"\n")
-                        .update(embed_texts[i].as_bytes());
-                    h.finish()
-                })
-                .collect();
-            let mut todo: Vec<String> = Vec::new();
-            let mut todo_hashes: Vec<&String> = Vec::new();
-            let mut queued: std::collections::HashSet<&String> = std::collections::HashSet::new();
-            for (k, &i) in embeddable.iter().enumerate() {
-                if !old.contains_key(&hashes[k]) && queued.insert(&hashes[k]) {
-                    todo.push(embed_texts[i].clone());
-                    todo_hashes.push(&hashes[k]);
-                }
-            }
-            // On failure the vectors already made are kept (and the rest asked for next run).
-            let made: HashMap<&String, Vec<f32>> = match embedder.embed(&todo) {
-                Ok(fresh) => {
-                    embedded = fresh.len() as u64;
-                    todo_hashes.into_iter().zip(fresh).collect()
-                }
-                Err(reason) => {
-                    problem = Some(reason);
-                    HashMap::new()
-                }
-            };
-            // The length every row must have: the first vector in symbol order.
-            let dim = (0..embeddable.len())
-                .find_map(|k| made.get(&hashes[k]).or_else(|| old.get(&hashes[k])))
-                .map_or(0, Vec::len);
-            for (k, &i) in embeddable.iter().enumerate() {
-                let vector = match (made.get(&hashes[k]), old.get(&hashes[k])) {
-                    (Some(v), _) => v,
-                    (None, Some(v)) => {
-                        reused += 1;
-                        v
-                    }
-                    (None, None) => continue,
-                };
-                if vector.len() != dim {
-                    problem.get_or_insert_with(|| {
-                        format!(
-                            "the embedder returned vectors of {} and {dim} dimensions",
-                            vector.len()
-                        )
-                    });
-                    continue;
-                }
-                let symbol = &mut seen.symbols[i];
-                symbol.text_hash = hashes[k].clone();
-                symbol.vector = rows;
-                vectors.extend_from_slice(vector);
-                rows += 1;
-            }
-            if rows > 0 || problem.is_none() {
-                info = Some(EmbedderInfo {
-                    id,
-                    dim: dim as u32,
-                });
-            }
-        }
-    }
-    phase("embedded");
-    let ready = info.is_some() && problem.is_none();
-    let vector_bytes = search::vectors_to_bytes(&vectors);
+    let vectors = match chosen {
+        None => Vectors::default(),
+        Some(Err(reason)) => Vectors {
+            problem: Some(reason),
+            ..Vectors::default()
+        },
+        Some(Ok(embedder)) => embed_symbols(
+            embedder,
+            &store,
+            &mut seen.symbols,
+            (&embed_texts, &embeddable),
+            &progress,
+        ),
+    };
+    progress.phase("embed");
+    let vector_bytes = search::vectors_to_bytes(&vectors.matrix);
     let index = SearchIndex {
         head: IndexHead {
             version: INDEX_VERSION,
             fingerprint,
-            ready: info.is_some() && problem.is_none(),
+            ready: vectors.info.is_some() && vectors.problem.is_none(),
             symbols: embeddable.len() as u64,
-            vectors: u64::from(rows),
+            vectors: u64::from(vectors.rows),
         },
-        embedder: info,
+        embedder: vectors.info,
         layers: seen.layers,
         symbols: seen.symbols,
         edges,
         postings,
-        rows,
+        rows: vectors.rows,
         vectors_hash: content_hash(&vector_bytes),
     };
     let encoded = index
         .encode()
         .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot encode the index: {e}")))?;
-    {
-        let _lock = store
-            .lock()
-            .map_err(|e| Failure::cant_write(&store.lock_path(), &e))?;
-        // Vectors first: an index never points into a matrix older than itself, and a run killed
-        // in between leaves a matrix the old index's hash does not match (so it is not reused).
-        let sums = format!(
-            "{} {}\n",
-            content_hash(&encoded),
-            content_hash(&vector_bytes)
-        );
-        // The checksums last: they vouch for the pair only once both are written.
-        for (name, bytes) in [
-            (artifacts::SEARCH_VECTORS, vector_bytes.as_slice()),
-            (artifacts::SEARCH_INDEX, encoded.as_slice()),
-            (artifacts::SEARCH_SUMS, sums.as_bytes()),
-        ] {
-            let path = store.path(name);
-            store::write_if_changed(&path, bytes).map_err(|e| Failure::cant_write(&path, &e))?;
-        }
-    }
+    write_index(&store, &encoded, &vector_bytes)?;
+    progress.phase("write");
 
-    phase("written");
-    let symbols_count = embeddable.len() as u64;
-    if let Some(reason) = &problem {
-        let next_action = if model_missing {
-            "Install the embedding model with `make model` (from the tldrgraph checkout), or run `tldrgraph init --json --embeddings off` for lexical search only".to_string()
-        } else {
-            "Check the embeddings endpoint, then run `tldrgraph init --json` again; or `--embeddings off` for lexical search only".to_string()
-        };
-        let payload = NeedsEmbeddings {
-            symbols_count,
-            embedded_count: u64::from(rows),
-            missing_count: symbols_count.saturating_sub(u64::from(rows)),
-            reason: reason.clone(),
-            next_action,
-        };
-        output.record(&Record::Status(contract::status(
-            contract::NEEDS_EMBEDDINGS,
-            &payload,
-        )))?;
+    if let Some(reason) = &vectors.problem {
+        let symbols = embeddable.len() as u64;
+        output.record(&needs_embeddings(
+            reason,
+            model_missing,
+            symbols,
+            vectors.rows,
+        ))?;
     }
-    let mut counts: BTreeMap<String, Value> = BTreeMap::new();
-    let _ = (&mut counts, ready, symbols_count);
     output.record(&summary(&index.head))?;
     output.finish()?;
-    if !cli.quiet {
-        match &problem {
-            Some(reason) => eprintln!("tg-embed: lexical index only: {reason}"),
-            None => eprintln!(
-                "tg-embed: {} symbols indexed; {embedded} texts embedded, {reused} reused",
-                index.head.symbols
-            ),
-        }
+    match &vectors.problem {
+        Some(reason) => progress.say(format_args!("lexical index only: {reason}")),
+        None => progress.say(format_args!(
+            "{} symbols indexed; {} texts embedded, {} reused",
+            index.head.symbols, vectors.embedded, vectors.reused
+        )),
     }
     Ok(())
 }

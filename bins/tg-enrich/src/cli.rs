@@ -2,6 +2,7 @@
 
 use clap::{Parser, ValueEnum};
 use std::path::PathBuf;
+use tg_shared::stage::{StageArgs, StreamArgs};
 
 /// Put intents on the approved bottleneck symbols of a planned stream, and ask for the ones
 /// still missing.
@@ -24,18 +25,11 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "tg-enrich", version)]
 pub struct Cli {
-    /// Repository root, where `.tldrgraph/` lives (default: the git top level, else the
-    /// current directory).
-    #[arg(long)]
-    pub root: Option<PathBuf>,
+    #[command(flatten)]
+    pub stage: StageArgs,
 
-    /// Read the stream from FILE instead of stdin.
-    #[arg(short, long, value_name = "FILE")]
-    pub input: Option<PathBuf>,
-
-    /// Write the stream to FILE (only if its content changed) instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub stream: StreamArgs,
 
     /// Store the intents in FILE (`-`: stdin) and exit; no stream is read.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["input", "output"])]
@@ -85,10 +79,6 @@ pub struct Cli {
     /// Keep the intents of symbols absent from the stream (for a filtered stream).
     #[arg(long)]
     pub no_prune: bool,
-
-    /// Print nothing on stderr but errors.
-    #[arg(short, long)]
-    pub quiet: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -20,9 +20,9 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     if cli.allow_insecure_http {
         tg_shared::http::allow_insecure_http();
     }
-    let (_, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
+    let (_, store) = cli.stage.workspace()?;
     match &cli.apply {
-        Some(file) => apply::run(&store, file, cli.quiet),
+        Some(file) => apply::run(&store, file, cli.stage.quiet),
         None => stream::run(cli, &store),
     }
 }

@@ -17,8 +17,8 @@ use tg_shared::artifacts;
 use tg_shared::contract::{self, EnrichmentItem, NeedsEnrichment};
 use tg_shared::exit;
 use tg_shared::intents::{self, IntentStore, Lookup};
-use tg_shared::record::{Candidate, NodeKind, Record, Role, Summary};
-use tg_shared::stage::{Failure, Input, Output, StreamCheck};
+use tg_shared::record::{Candidate, NodeKind, Record, Role, Status};
+use tg_shared::stage::{self, Failure, Input, Output, Owned, Progress, StreamCheck};
 use tg_shared::store::{self, Store, STORE_DIR};
 
 /// Batch size when neither the flag nor the approval gives one.
@@ -164,13 +164,13 @@ fn documents_behaviour(kind: NodeKind) -> bool {
 }
 
 /// Whether `record` is one an earlier tg-enrich in the same pipeline wrote (replaced by ours).
-fn is_ours(record: &Option<Record>) -> bool {
-    match record {
-        Some(Record::Status(status)) => status.status == contract::NEEDS_ENRICHMENT,
-        Some(Record::Summary(summary)) => summary.stage == STAGE,
-        _ => false,
-    }
-}
+/// What this stage appends: an earlier tg-enrich's are replaced.
+const OWNED: Owned = Owned {
+    stage: STAGE,
+    status: contract::NEEDS_ENRICHMENT,
+    types: &[],
+    diagnostics: &[],
+};
 
 fn first_pass(
     input: &mut Input,
@@ -183,7 +183,7 @@ fn first_pass(
     let mut written = 0u64;
     while let Some(item) = input.next_item(&mut check) {
         let item = item?;
-        if is_ours(&item.record) {
+        if OWNED.owns(item.record.as_ref()) {
             continue;
         }
         written += 1;
@@ -407,7 +407,99 @@ fn pending<'a>(
         .collect()
 }
 
+/// The first pass over the stream: straight to the output, or (when an LLM provider will
+/// answer, so its intents can go on the nodes) into a spool file replayed afterwards.
+/// `None` when the reader went away.
+fn read_stream(
+    cli: &Cli,
+    store: &IntentStore,
+    spooling: bool,
+    output: &mut Output,
+) -> Result<Option<(Seen, Option<std::fs::File>)>, Failure> {
+    let mut input = Input::open(cli.stream.input.as_deref())?;
+    if !spooling {
+        let seen = first_pass(&mut input, &mut Sink::Out(output), store, cli.enrich)?;
+        return Ok(seen.map(|seen| (seen, None)));
+    }
+    let file = tempfile::tempfile()
+        .map_err(|e| Failure::new(exit::IO, format!("cannot create a spool file: {e}")))?;
+    let mut sink = Sink::Spool(BufWriter::new(file));
+    let seen = first_pass(&mut input, &mut sink, store, cli.enrich)?;
+    let mut spool = None;
+    if let Sink::Spool(writer) = sink {
+        spool = Some(
+            writer
+                .into_inner()
+                .map_err(|e| Failure::new(exit::IO, format!("cannot spool: {e}")))?,
+        );
+    }
+    Ok(seen.map(|seen| (seen, spool)))
+}
+
+/// Prunes the intents of symbols that are gone and re-keys those that moved (only from a
+/// whole stream); `(pruned, moved)`.
+fn reconcile(seen: &Seen, store: &mut IntentStore, root: &std::path::Path) -> (u64, u64) {
+    let live: HashMap<String, String> = seen
+        .symbols
+        .iter()
+        .map(|s| (s.id.clone(), s.hash.clone()))
+        .collect();
+    let keep = |entry: &intents::StoredIntent| {
+        let file = entry.id.split("::").next().unwrap_or(&entry.id);
+        seen.incomplete.contains(file) || (!seen.files.contains(file) && root.join(file).exists())
+    };
+    store.reconcile(&live, keep)
+}
+
+/// The `needs_enrichment` status for the symbols `still` waiting (its next batch also written
+/// to the request file), or `None` (and the request file removed) when nothing waits.
+fn request_next_batch(
+    cli: &Cli,
+    store_dir: &Store,
+    seen: &Seen,
+    still: &[&(&SymbolInfo, Option<String>)],
+    (batch_size, failed): (u64, &[String]),
+) -> Result<Option<Status>, Failure> {
+    let request_path = store_dir.path(artifacts::ENRICHMENT_REQUEST);
+    if still.is_empty() || cli.enrich == Enrich::Off {
+        return match std::fs::remove_file(&request_path) {
+            Ok(()) => Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Failure::cant_write(&request_path, &e)),
+        };
+    }
+    let shown: Vec<&(&SymbolInfo, Option<String>)> = still
+        .iter()
+        .take(usize::try_from(batch_size).unwrap_or(usize::MAX))
+        .copied()
+        .collect();
+    let wanted: BTreeSet<&str> = shown.iter().map(|(s, _)| s.id.as_str()).collect();
+    let (callers, callees) = neighbours(seen, &wanted);
+    let batch = fit_batch(&shown, &callers, &callees);
+    let payload = NeedsEnrichment {
+        batch_size,
+        pending: still.len() as u64,
+        remaining_after_batch: (still.len() - batch.len()) as u64,
+        request_file: format!("{STORE_DIR}/{}", artifacts::ENRICHMENT_REQUEST),
+        apply_command: format!(
+            "tldrgraph enrich --apply {STORE_DIR}/{}.json",
+            artifacts::ENRICHMENT_RESPONSE_STEM
+        ),
+        next_action: contract::enrichment_action(batch.len()),
+        failed: failed.to_vec(),
+        batch,
+    };
+    let status = contract::status(contract::NEEDS_ENRICHMENT, &payload);
+    let text = serde_json::to_string_pretty(&contract::payload(&status))
+        .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise: {e}")))?
+        + "\n";
+    store::write_if_changed(&request_path, text.as_bytes())
+        .map_err(|e| Failure::cant_write(&request_path, &e))?;
+    Ok(Some(status))
+}
+
 pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
+    let progress = Progress::new(STAGE, cli.stage.quiet);
     let intents_path = store_dir.path(artifacts::INTENTS);
     let store =
         IntentStore::load(&intents_path).map_err(|message| Failure::new(exit::DATA, message))?;
@@ -415,26 +507,9 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
         Enrich::Off => None,
         Enrich::Auto => ProviderConfig::resolve(cli)?,
     };
-    let mut input = Input::open(cli.input.as_deref())?;
-    let mut output = Output::new(cli.output.as_deref());
-    let mut spool_file = None;
-    let seen = if provider.is_some() {
-        let file = tempfile::tempfile()
-            .map_err(|e| Failure::new(exit::IO, format!("cannot create a spool file: {e}")))?;
-        let mut sink = Sink::Spool(BufWriter::new(file));
-        let seen = first_pass(&mut input, &mut sink, &store, cli.enrich)?;
-        if let Sink::Spool(writer) = sink {
-            spool_file = Some(
-                writer
-                    .into_inner()
-                    .map_err(|e| Failure::new(exit::IO, format!("cannot spool: {e}")))?,
-            );
-        }
-        seen
-    } else {
-        first_pass(&mut input, &mut Sink::Out(&mut output), &store, cli.enrich)?
-    };
-    let Some(seen) = seen else {
+    let mut output = Output::new(cli.stream.output.as_deref());
+    let Some((seen, spool_file)) = read_stream(cli, &store, provider.is_some(), &mut output)?
+    else {
         // The reader went away: nothing more to say, nothing committed.
         return Ok(());
     };
@@ -469,7 +544,7 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
             .iter()
             .map(|(symbol, _)| provider::Job::new(symbol, store_dir.root(), &around))
             .collect();
-        let report = provider::enrich(config, jobs, &mut store, &intents_path, cli.quiet)?;
+        let report = provider::enrich(config, jobs, &mut store, &intents_path, cli.stage.quiet)?;
         for (id, intent) in report.stored {
             answered.insert(id, intent);
         }
@@ -481,66 +556,15 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
         .iter()
         .filter(|(symbol, _)| !answered.contains_key(&symbol.id))
         .collect();
-
-    // Prune what is gone, re-key what moved: only from a whole stream.
     if !cli.no_prune && !seen.layers_missing {
-        let live: HashMap<String, String> = seen
-            .symbols
-            .iter()
-            .map(|s| (s.id.clone(), s.hash.clone()))
-            .collect();
-        let root = store_dir.root();
-        let keep = |entry: &intents::StoredIntent| {
-            let file = entry.id.split("::").next().unwrap_or(&entry.id);
-            seen.incomplete.contains(file)
-                || (!seen.files.contains(file) && root.join(file).exists())
-        };
-        let (pruned, moved) = store.reconcile(&live, keep);
+        let (pruned, moved) = reconcile(&seen, &mut store, store_dir.root());
         counts.insert("pruned".into(), pruned.into());
         counts.insert("moved".into(), moved.into());
     }
     store
         .save(&intents_path)
         .map_err(|e| Failure::cant_write(&intents_path, &e))?;
-
-    let request_path = store_dir.path(artifacts::ENRICHMENT_REQUEST);
-    let status = if still.is_empty() || cli.enrich == Enrich::Off {
-        match std::fs::remove_file(&request_path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Failure::cant_write(&request_path, &e)),
-        }
-        None
-    } else {
-        let shown: Vec<&(&SymbolInfo, Option<String>)> = still
-            .iter()
-            .take(usize::try_from(batch_size).unwrap_or(usize::MAX))
-            .copied()
-            .collect();
-        let wanted: BTreeSet<&str> = shown.iter().map(|(s, _)| s.id.as_str()).collect();
-        let (callers, callees) = neighbours(&seen, &wanted);
-        let batch = fit_batch(&shown, &callers, &callees);
-        let payload = NeedsEnrichment {
-            batch_size,
-            pending: still.len() as u64,
-            remaining_after_batch: (still.len() - batch.len()) as u64,
-            request_file: format!("{STORE_DIR}/{}", artifacts::ENRICHMENT_REQUEST),
-            apply_command: format!(
-                "tldrgraph enrich --apply {STORE_DIR}/{}.json",
-                artifacts::ENRICHMENT_RESPONSE_STEM
-            ),
-            next_action: contract::enrichment_action(batch.len()),
-            failed: failed.clone(),
-            batch,
-        };
-        let status = contract::status(contract::NEEDS_ENRICHMENT, &payload);
-        let text = serde_json::to_string_pretty(&contract::payload(&status))
-            .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise: {e}")))?
-            + "\n";
-        store::write_if_changed(&request_path, text.as_bytes())
-            .map_err(|e| Failure::cant_write(&request_path, &e))?;
-        Some(status)
-    };
+    let status = request_next_batch(cli, store_dir, &seen, &still, (batch_size, &failed))?;
     drop(_lock);
 
     if let Some(file) = spool_file {
@@ -556,20 +580,15 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
     counts.insert("doc_intents".into(), seen.counts.doc.into());
     counts.insert("pending".into(), (still.len() as u64).into());
     counts.insert("failed".into(), (failed.len() as u64).into());
-    output.record(&Record::Summary(Summary {
-        stage: STAGE.into(),
-        counts,
-    }))?;
+    output.record(&stage::summary(STAGE, counts))?;
     output.finish()?;
-    if !cli.quiet {
-        eprintln!(
-            "tg-enrich: {} current, {} stale intents; {} approved symbols pending{}",
-            seen.counts.current + seen.counts.moved,
-            seen.counts.stale,
-            still.len(),
-            if needs { " (needs_enrichment)" } else { "" }
-        );
-    }
+    progress.say(format_args!(
+        "{} current, {} stale intents; {} approved symbols pending{}",
+        seen.counts.current + seen.counts.moved,
+        seen.counts.stale,
+        still.len(),
+        if needs { " (needs_enrichment)" } else { "" }
+    ));
     Ok(())
 }
 

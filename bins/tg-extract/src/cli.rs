@@ -2,6 +2,7 @@
 
 use clap::Parser;
 use std::path::PathBuf;
+use tg_shared::stage::StageArgs;
 
 /// Extract a code graph (symbols, calls, imports, includes, inheritance) from a repository and
 /// write it as NDJSON (one JSON record per line; see `tg_shared::record` for the schema).
@@ -14,10 +15,8 @@ pub struct Cli {
     /// Files or directories to extract, relative to the current directory (default: the root).
     pub paths: Vec<PathBuf>,
 
-    /// Repository root; ids are relative to it (default: the git top level, else the current
-    /// directory).
-    #[arg(long)]
-    pub root: Option<PathBuf>,
+    #[command(flatten)]
+    pub stage: StageArgs,
 
     /// Write the stream to FILE (only if its content changed) instead of stdout.
     #[arg(short, long, value_name = "FILE")]
@@ -46,10 +45,6 @@ pub struct Cli {
     /// Neither read nor write the per-file cache in .tldrgraph/cache/.
     #[arg(long)]
     pub no_cache: bool,
-
-    /// Print nothing on stderr but errors.
-    #[arg(short, long)]
-    pub quiet: bool,
 }
 
 /// `2097152`, `512K`, `2M`, `2MiB` → bytes.

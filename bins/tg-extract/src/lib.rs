@@ -11,6 +11,9 @@ pub mod extract;
 pub mod graph;
 pub mod resolve;
 
+/// The stage name in its summary and messages.
+pub const STAGE: &str = "tg-extract";
+
 use cache::{CacheEntry, CacheView, ExtractCache};
 use cli::Cli;
 use extract::Outcome;
@@ -18,12 +21,11 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 use tg_lang::walk;
 use tg_shared::exit;
 use tg_shared::ndjson::RecordWriter;
-use tg_shared::record::{EdgeKind, Header, Record, Summary};
-use tg_shared::stage::Failure;
+use tg_shared::record::{EdgeKind, Header, Record};
+use tg_shared::stage::{self, Failure, Progress};
 use tg_shared::store::{self, Store};
 
 fn write_output_file(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
@@ -75,12 +77,19 @@ fn canonical(path: &Path, what: &str) -> Result<PathBuf, Failure> {
     })
 }
 
-/// Runs the extraction; returns the exit code.
-pub fn run(cli: Cli) -> Result<i32, Failure> {
-    let started = Instant::now();
+/// Where to extract: the working directory, the repository root, the walk's start paths (all
+/// under the root), and whether the walk covers the whole repository.
+struct Scope {
+    cwd: PathBuf,
+    root: PathBuf,
+    starts: Vec<PathBuf>,
+    full_walk: bool,
+}
+
+fn scope(cli: &Cli) -> Result<Scope, Failure> {
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::new(exit::IO, format!("cannot read the current directory: {e}")))?;
-    let root = tg_shared::store::find_root(&cwd, cli.root.as_deref())
+    let root = tg_shared::store::find_root(&cwd, cli.stage.root.as_deref())
         .map_err(|e| Failure::new(exit::NO_INPUT, e))?;
     let mut starts = Vec::new();
     for path in &cli.paths {
@@ -101,37 +110,23 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     if starts.is_empty() {
         starts.push(root.clone());
     }
-    if let Some(threads) = cli.threads {
-        // Ignored if a pool already exists (only in tests that call run twice).
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .build_global();
-    }
+    Ok(Scope {
+        cwd,
+        root,
+        starts,
+        full_walk,
+    })
+}
 
-    let store = Store::open_checked(&root).map_err(|e| Failure::new(exit::NO_PERM, e))?;
+/// The source files to extract, with a `no_sources` diagnostic (and why) when there are none.
+fn walk_sources(cli: &Cli, scope: &Scope, store: &Store) -> Result<walk::WalkResult, Failure> {
     // The config's `exclude:` globs, then the command line's.
-    let mut exclude = tg_shared::layers::repo_excludes(&store);
+    let mut exclude = tg_shared::layers::repo_excludes(store);
     exclude.extend(cli.exclude.iter().cloned());
     let excludes =
         tg_shared::exclude::compile(&exclude).map_err(|e| Failure::new(exit::USAGE, e))?;
     let options = walk::WalkOptions::new(excludes, cli.no_ignore);
-    let mut lock = None;
-    let mut cache = ExtractCache::empty();
-    if !cli.no_cache {
-        match store.lock() {
-            Ok(held) => lock = Some(held),
-            Err(err) => {
-                if !cli.quiet {
-                    eprintln!(
-                        "tg-extract: cache disabled: cannot lock {}: {err}",
-                        store.dir().display()
-                    );
-                }
-            }
-        }
-    }
-
-    let mut walked = walk::walk(&root, &starts, &options);
+    let mut walked = walk::walk(&scope.root, &scope.starts, &options);
     if walked.files.is_empty() {
         // Nothing to extract: say why, rather than a silent empty graph.
         walked.diagnostics.push(tg_shared::record::Diagnostic {
@@ -139,94 +134,71 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
             file: None,
             line: None,
             code: tg_shared::record::NO_SOURCES.to_string(),
-            message: walk::why_empty(&root, &starts, &options),
+            message: walk::why_empty(&scope.root, &scope.starts, &options),
         });
     }
-    let files_seen = walked.files.len() as u64;
-    let timings = std::env::var_os("TG_TIMINGS").is_some();
-    let phase = |name: &str| {
-        if timings {
-            eprintln!(
-                "tg-extract: {name} done at {:.3}s",
-                started.elapsed().as_secs_f64()
-            );
-        }
-    };
-    phase("walk");
-    let probes = extract::probe_all(&walked.files, cli.max_file_size);
-    phase("probe");
-    // Package names (from manifests such as Cargo.toml) change resolution, so they are part
-    // of what the output depends on.
-    let aliases = graph::package_aliases(&root, &walked.files);
+    Ok(walked)
+}
+
+/// What the output depends on besides the files: the tool, the resolver, the size limit and
+/// the package names (from manifests such as Cargo.toml), which change resolution.
+fn settings(cli: &Cli, aliases: &[resolve::PackageAlias]) -> String {
     let mut settings = format!(
         "{}\nresolver={}\nmax_file_size={}\n",
         cache::stamp(),
         resolve::RESOLVER_REVISION,
         cli.max_file_size
     );
-    for (lang, name, package) in &aliases {
+    for (lang, name, package) in aliases {
         settings.push_str(&format!("alias={lang}:{name}={package}\n"));
     }
-    let fingerprint = extract::fingerprint(&settings, &walked.files, &probes, &walked.diagnostics);
-    let output_cache = store.extract_output_cache_path();
+    settings
+}
 
-    if lock.is_some() {
-        let previous = match cache::open_output(&output_cache, &fingerprint) {
-            Ok(previous) => previous,
-            Err(note) => {
-                if !cli.quiet {
-                    eprintln!("tg-extract: warning: {note}; extracting again");
-                }
-                None
-            }
-        };
-        if let Some(mut previous) = previous {
-            let mut bytes = Vec::new();
-            let copied = match &cli.output {
-                Some(_) => previous.read_to_end(&mut bytes).map(|_| ()),
-                None => {
-                    let mut out = io::stdout().lock();
-                    io::copy(&mut previous, &mut out).and_then(|_| out.flush())
-                }
-            };
-            if reader_went_away(copied)? {
-                return Ok(exit::OK);
-            }
-            if let Some(path) = &cli.output {
-                write_output_file(&cwd.join(path), &bytes)?;
-            }
-            if !cli.quiet {
-                eprintln!(
-                    "tg-extract: {files_seen} files (0 parsed, {files_seen} unchanged): reused the previous output in {:.2}s",
-                    started.elapsed().as_secs_f64()
-                );
-            }
-            return Ok(exit::OK);
+/// Writes the previous run's output again when nothing it depends on changed (the same
+/// `fingerprint`); `Ok(true)` when it did (or the reader went away).
+fn reuse_previous_output(
+    cli: &Cli,
+    scope: &Scope,
+    (output_cache, fingerprint): (&Path, &str),
+    files_seen: u64,
+    progress: &Progress,
+) -> Result<bool, Failure> {
+    let previous = match cache::open_output(output_cache, fingerprint) {
+        Ok(previous) => previous,
+        Err(note) => {
+            progress.say(format_args!("warning: {note}; extracting again"));
+            None
         }
-        let (loaded, note) = ExtractCache::load(&store.extract_cache_path());
-        cache = loaded;
-        if let (Some(note), false) = (note, cli.quiet) {
-            eprintln!("tg-extract: {note}");
+    };
+    let Some(mut previous) = previous else {
+        return Ok(false);
+    };
+    let mut bytes = Vec::new();
+    let copied = match &cli.output {
+        Some(_) => previous.read_to_end(&mut bytes).map(|_| ()),
+        None => {
+            let mut out = io::stdout().lock();
+            io::copy(&mut previous, &mut out).and_then(|_| out.flush())
         }
+    };
+    if reader_went_away(copied)? {
+        return Ok(true);
     }
+    if let Some(path) = &cli.output {
+        write_output_file(&scope.cwd.join(path), &bytes)?;
+    }
+    progress.say(format_args!(
+        "{files_seen} files (0 parsed, {files_seen} unchanged): reused the previous output in {:.2}s",
+        progress.elapsed()
+    ));
+    Ok(true)
+}
 
-    phase("cache load");
-    let extracted = extract::extract_all(walked.files, probes, cli.max_file_size, &mut cache);
-    let changing: Vec<&str> = extracted
-        .iter()
-        .filter(|e| e.changed_while_read)
-        .map(|e| e.rel.as_str())
-        .collect();
-    if !changing.is_empty() && !cli.quiet {
-        eprintln!(
-            "tg-extract: warning: {} changed while it was read; its newer content was extracted, and the next run looks again",
-            changing.join(", ")
-        );
-    }
-    let reusable = changing.is_empty();
-    phase("parse");
+/// How many files this run parsed, took from the cache and skipped.
+fn outcome_counts(extracted: &[extract::Extracted]) -> (u64, u64, u64) {
     let (mut parsed, mut cached, mut skipped) = (0u64, 0u64, 0u64);
-    for item in &extracted {
+    for item in extracted {
         match &item.outcome {
             Outcome::Ready {
                 from_cache: true, ..
@@ -235,57 +207,50 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
             Outcome::Skipped => skipped += 1,
         }
     }
-    // The cache is written on a thread of its own while resolution runs: both only read the
-    // extraction results.
-    let save_cache = || {
-        // A partial walk keeps the entries of files it did not visit; a full walk drops the
-        // entries of files that are gone.
-        let dirty = parsed > 0 || (full_walk && !cache.entries.is_empty());
-        if lock.is_none() || !dirty {
-            return;
+    (parsed, cached, skipped)
+}
+
+/// Writes the extraction cache: a partial walk keeps the entries of files it did not visit; a
+/// full walk drops the entries of files that are gone.
+fn save_cache(
+    store: &Store,
+    cache: &ExtractCache,
+    extracted: &[extract::Extracted],
+    full_walk: bool,
+    progress: &Progress,
+) {
+    let mut entries: BTreeMap<&str, &CacheEntry> = BTreeMap::new();
+    if !full_walk {
+        for (path, entry) in &cache.entries {
+            entries.insert(path, entry);
         }
-        let mut entries: BTreeMap<&str, &CacheEntry> = BTreeMap::new();
-        if !full_walk {
-            for (path, entry) in &cache.entries {
-                entries.insert(path, entry);
-            }
+    }
+    for item in extracted {
+        if let Outcome::Ready { entry, .. } = &item.outcome {
+            entries.insert(&item.rel, entry);
         }
-        for item in &extracted {
-            if let Outcome::Ready { entry, .. } = &item.outcome {
-                entries.insert(&item.rel, entry);
-            }
-        }
-        let view = CacheView {
-            stamp: cache::stamp(),
-            entries,
-        };
-        if let Err(err) = view.save(&store.extract_cache_path()) {
-            if !cli.quiet {
-                eprintln!("tg-extract: {err}");
-            }
-        }
+    }
+    let view = CacheView {
+        stamp: cache::stamp(),
+        entries,
     };
-    let graph = std::thread::scope(|scope| {
-        let saver = scope.spawn(save_cache);
-        let graph = graph::build(&extracted, &aliases, walked.diagnostics);
-        if saver.join().is_err() {
-            eprintln!("tg-extract: writing the cache failed; it will be rebuilt next run");
-        }
-        graph
-    });
-    phase("resolve");
-    let nodes = graph.nodes;
+    if let Err(err) = view.save(&store.extract_cache_path()) {
+        progress.say(format_args!("{err}"));
+    }
+}
+
+/// The closing summary: only what the stream holds. How many files this run parsed or took
+/// from the cache is a fact about the run (stderr), and would make an incremental run's bytes
+/// differ from a clean run's.
+fn summary(cli: &Cli, files_seen: u64, skipped: u64, graph: &graph::Graph) -> Record {
     let mut counts: BTreeMap<String, Value> = BTreeMap::new();
     let mut put = |name: &str, value: u64| {
         counts.insert(name.to_string(), Value::from(value));
     };
-    // Only what the stream holds: how many files this run parsed or took from the cache is a
-    // fact about the run (stderr), and would make an incremental run's bytes differ from a
-    // clean run's.
     put("files_seen", files_seen);
     put("files", files_seen - skipped);
     put("skipped", skipped);
-    put("nodes", nodes);
+    put("nodes", graph.nodes);
     put("edges", graph.edges_by_kind.values().sum());
     for kind in EdgeKind::ALL {
         let n = graph.edges_by_kind.get(&kind).copied().unwrap_or(0);
@@ -301,10 +266,18 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     if cli.no_ignore {
         counts.insert("no_ignore".to_string(), Value::Bool(true));
     }
-    let summary = Record::Summary(Summary {
-        stage: "tg-extract".to_string(),
-        counts,
-    });
+    stage::summary(STAGE, counts)
+}
+
+/// Writes the stream (to `--output` or stdout) and, when `output_cache` is given, the same
+/// bytes to it. `Ok(false)` when the reader went away.
+fn write_stream(
+    cli: &Cli,
+    scope: &Scope,
+    graph: &graph::Graph,
+    summary: &Record,
+    output_cache: &mut Option<cache::OutputCache>,
+) -> Result<bool, Failure> {
     let header = Record::Header(Header::new(concat!(
         "tg-extract ",
         env!("CARGO_PKG_VERSION")
@@ -313,29 +286,24 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
         let mut writer = RecordWriter::new(out);
         writer.write(&header)?;
         graph.write(&mut writer)?;
-        writer.write(&summary)?;
+        writer.write(summary)?;
         writer.flush()
-    };
-    // Not when a file changed while it was read: the fingerprint describes the bytes probed.
-    let mut output_cache_writer = match lock {
-        Some(_) if reusable => cache::OutputCache::create(&output_cache, &fingerprint).ok(),
-        _ => None,
     };
     match &cli.output {
         Some(path) => {
             let mut bytes = Vec::new();
             write_all(&mut bytes).map_err(|e| Failure::new(exit::SOFTWARE, e.to_string()))?;
-            write_output_file(&cwd.join(path), &bytes)?;
-            if let Some(writer) = output_cache_writer.as_mut() {
+            write_output_file(&scope.cwd.join(path), &bytes)?;
+            if let Some(writer) = output_cache.as_mut() {
                 if writer.write_all(&bytes).is_err() {
-                    output_cache_writer = None;
+                    *output_cache = None;
                 }
             }
         }
         None => {
             let stdout = io::stdout();
             let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-            let result = match output_cache_writer.as_mut() {
+            let result = match output_cache.as_mut() {
                 Some(cache_writer) => write_all(&mut Tee {
                     a: &mut out,
                     b: cache_writer,
@@ -343,26 +311,114 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
                 None => write_all(&mut out),
             };
             if reader_went_away(result)? {
-                return Ok(exit::OK);
+                return Ok(false);
             }
         }
     }
-    phase("output");
+    Ok(true)
+}
+
+/// Runs the extraction; returns the exit code.
+pub fn run(cli: Cli) -> Result<i32, Failure> {
+    let progress = Progress::new(STAGE, cli.stage.quiet);
+    let scope = scope(&cli)?;
+    if let Some(threads) = cli.threads {
+        // Ignored if a pool already exists (only in tests that call run twice).
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build_global();
+    }
+    let store = Store::open_checked(&scope.root).map_err(|e| Failure::new(exit::NO_PERM, e))?;
+    let mut lock = None;
+    if !cli.no_cache {
+        match store.lock() {
+            Ok(held) => lock = Some(held),
+            Err(err) => progress.say(format_args!(
+                "cache disabled: cannot lock {}: {err}",
+                store.dir().display()
+            )),
+        }
+    }
+
+    let walked = walk_sources(&cli, &scope, &store)?;
+    let files_seen = walked.files.len() as u64;
+    progress.phase("walk");
+    let probes = extract::probe_all(&walked.files, cli.max_file_size);
+    progress.phase("probe");
+    let aliases = graph::package_aliases(&scope.root, &walked.files);
+    let settings = settings(&cli, &aliases);
+    let fingerprint = extract::fingerprint(&settings, &walked.files, &probes, &walked.diagnostics);
+    let output_cache = store.extract_output_cache_path();
+
+    let mut cache = ExtractCache::empty();
+    if lock.is_some() {
+        let previous = (output_cache.as_path(), fingerprint.as_str());
+        if reuse_previous_output(&cli, &scope, previous, files_seen, &progress)? {
+            return Ok(exit::OK);
+        }
+        let (loaded, note) = ExtractCache::load(&store.extract_cache_path());
+        cache = loaded;
+        if let Some(note) = note {
+            progress.say(note);
+        }
+    }
+
+    progress.phase("cache load");
+    let extracted = extract::extract_all(walked.files, probes, cli.max_file_size, &mut cache);
+    let changing: Vec<&str> = extracted
+        .iter()
+        .filter(|e| e.changed_while_read)
+        .map(|e| e.rel.as_str())
+        .collect();
+    if !changing.is_empty() {
+        progress.say(format_args!(
+            "warning: {} changed while it was read; its newer content was extracted, and the next run looks again",
+            changing.join(", ")
+        ));
+    }
+    progress.phase("parse");
+    let (parsed, cached, skipped) = outcome_counts(&extracted);
+    // The cache is written on a thread of its own while resolution runs: both only read the
+    // extraction results.
+    let dirty = parsed > 0 || (scope.full_walk && !cache.entries.is_empty());
+    let graph = std::thread::scope(|threads| {
+        let saver = (lock.is_some() && dirty).then(|| {
+            threads.spawn(|| save_cache(&store, &cache, &extracted, scope.full_walk, &progress))
+        });
+        let graph = graph::build(&extracted, &aliases, walked.diagnostics);
+        if saver.is_some_and(|saver| saver.join().is_err()) {
+            eprintln!("tg-extract: writing the cache failed; it will be rebuilt next run");
+        }
+        graph
+    });
+    progress.phase("resolve");
+    let summary = summary(&cli, files_seen, skipped, &graph);
+    // Not when a file changed while it was read: the fingerprint describes the bytes probed.
+    let mut output_cache_writer = match lock {
+        Some(_) if changing.is_empty() => {
+            cache::OutputCache::create(&output_cache, &fingerprint).ok()
+        }
+        _ => None,
+    };
+    if !write_stream(&cli, &scope, &graph, &summary, &mut output_cache_writer)? {
+        return Ok(exit::OK);
+    }
+    progress.phase("output");
     if let Some(writer) = output_cache_writer {
         if let Err(err) = writer.finish() {
-            if !cli.quiet {
-                eprintln!("tg-extract: cannot write {}: {err}", output_cache.display());
-            }
+            progress.say(format_args!(
+                "cannot write {}: {err}",
+                output_cache.display()
+            ));
         }
     }
     drop(lock);
-    if !cli.quiet {
-        eprintln!(
-            "tg-extract: {files_seen} files ({parsed} parsed, {cached} cached, {skipped} skipped), {nodes} nodes, {} edges, {} diagnostics in {:.2}s",
-            graph.edges_by_kind.values().sum::<u64>(),
-            graph.diagnostics(),
-            started.elapsed().as_secs_f64()
-        );
-    }
+    progress.say(format_args!(
+        "{files_seen} files ({parsed} parsed, {cached} cached, {skipped} skipped), {} nodes, {} edges, {} diagnostics in {:.2}s",
+        graph.nodes,
+        graph.edges_by_kind.values().sum::<u64>(),
+        graph.diagnostics(),
+        progress.elapsed()
+    ));
     Ok(exit::OK)
 }

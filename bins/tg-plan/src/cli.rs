@@ -1,7 +1,9 @@
 //! Command-line options.
 
 use clap::{Parser, ValueEnum};
-use std::path::PathBuf;
+/// The default `--batch`: symbols per enrichment round.
+pub use tg_shared::contract::DEFAULT_BATCH;
+use tg_shared::stage::{StageArgs, StreamArgs};
 
 /// Rank the architectural bottleneck symbols of a classified stream and ask for approval
 /// before any token is spent on summarising them.
@@ -14,24 +16,14 @@ use std::path::PathBuf;
 ///
 /// Exit codes: 0 done, 2 bad arguments, 65 a malformed or truncated stream or a bad config,
 /// 66 an input that does not exist, 73 an artifact cannot be written, 74 other I/O.
-/// The default `--batch`: symbols per enrichment round.
-pub use tg_shared::contract::DEFAULT_BATCH;
-
 #[derive(Debug, Parser)]
 #[command(name = "tg-plan", version)]
 pub struct Cli {
-    /// Repository root, where `.tldrgraph/` lives (default: the git top level, else the
-    /// current directory).
-    #[arg(long)]
-    pub root: Option<PathBuf>,
+    #[command(flatten)]
+    pub stage: StageArgs,
 
-    /// Read the stream from FILE instead of stdin.
-    #[arg(short, long, value_name = "FILE")]
-    pub input: Option<PathBuf>,
-
-    /// Write the stream to FILE (only if its content changed) instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub stream: StreamArgs,
 
     /// Symbols per enrichment batch (an agent round).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_BATCH, value_parser = clap::value_parser!(u64).range(1..))]
@@ -65,17 +57,13 @@ pub struct Cli {
     #[arg(long, value_name = "SHARE")]
     pub coverage: Option<f64>,
 
-    /// Override `plan.max_share` of the config (0 < share <= 1).
     /// Never select more than N symbols (default 1000, or `plan.max_symbols` in the config).
     #[arg(long, value_name = "N")]
     pub max_symbols: Option<u32>,
 
+    /// Override `plan.max_share` of the config (0 < share <= 1).
     #[arg(long, value_name = "SHARE")]
     pub max_share: Option<f64>,
-
-    /// Print nothing on stderr but errors.
-    #[arg(short, long)]
-    pub quiet: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -12,15 +12,16 @@ pub mod select;
 
 use cli::{Cli, Enrich, DEFAULT_BATCH};
 use rustc_hash::FxHashMap;
-use std::collections::{BTreeMap, BTreeSet};
+use serde_json::Value;
+use std::collections::BTreeSet;
 use tg_shared::approval;
 use tg_shared::artifacts::{self, plan::PlanFile};
 use tg_shared::contract::{self, NeedsConfirmation};
 use tg_shared::exit;
 use tg_shared::intents::IntentStore;
 use tg_shared::layers::{self, PlanSettings};
-use tg_shared::record::{Diagnostic, EdgeKind, Level, Record, Resolution, Summary};
-use tg_shared::stage::{Failure, Input, Output, StreamCheck};
+use tg_shared::record::{Diagnostic, EdgeKind, Level, Record, Resolution};
+use tg_shared::stage::{self, Failure, Input, Output, Owned, Progress, StreamCheck};
 use tg_shared::store::{Store, STORE_DIR};
 
 /// The command that approves what this question is about: the flags that shape it
@@ -38,6 +39,14 @@ fn approve_command(cli: &Cli) -> String {
 
 /// This stage's name, in its summary record.
 pub const STAGE: &str = "tg-plan";
+
+/// What this stage appends: an earlier tg-plan's are replaced.
+const OWNED: Owned = Owned {
+    stage: STAGE,
+    status: contract::NEEDS_CONFIRMATION,
+    types: &["candidate"],
+    diagnostics: &[BAD_APPROVAL],
+};
 /// The diagnostic code of an approval file that cannot be used.
 pub const BAD_APPROVAL: &str = "bad_approval";
 
@@ -70,29 +79,38 @@ fn settings(cli: &Cli, cwd: &std::path::Path, store: &Store) -> Result<PlanSetti
     Ok(settings)
 }
 
-pub fn run(cli: &Cli) -> Result<(), Failure> {
-    let (cwd, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
-    let settings = settings(cli, &cwd, &store)?;
-    // Intents live in the store until tg-enrich puts them on the nodes, downstream of us.
-    let intents = IntentStore::load(&store.path(artifacts::INTENTS))
-        .map_err(|message| Failure::new(exit::DATA, message))?;
-    let mut input = Input::open(cli.input.as_deref())?;
-    let mut output = Output::new(cli.output.as_deref());
+/// What the plan needs from the stream.
+#[derive(Default)]
+struct Seen {
+    plan_input: select::PlanInput,
+    /// Node index by id.
+    index: FxHashMap<String, u32>,
+    /// Per node: whether its intent is current (written for its present source).
+    current_intent: Vec<bool>,
+    /// A `needs_layers` upstream: nothing is ranked before the layers exist.
+    layers_missing: bool,
+    total_nodes: u64,
+}
+
+/// Reads the stream, passing it through without an earlier tg-plan's records. `None` when the
+/// reader went away.
+fn read_stream(
+    intents: &IntentStore,
+    input: &mut Input,
+    output: &mut Output,
+) -> Result<Option<Seen>, Failure> {
     let mut stream = StreamCheck::default();
-    let mut plan_input = select::PlanInput::default();
-    let mut index: FxHashMap<String, u32> = FxHashMap::default();
-    // Per node: whether its intent is current (written for its present source).
-    let mut current_intent: Vec<bool> = Vec::new();
-    let mut layers_missing = false;
+    let mut seen = Seen::default();
     let mut pending_edges: Vec<(String, String, EdgeKind)> = Vec::new();
-    let mut total_nodes = 0u64;
     while let Some(item) = input.next_item(&mut stream) {
         let item = item?;
         match &item.record {
             Some(Record::Node(node)) => {
-                total_nodes += 1;
-                if !index.contains_key(&node.id) {
-                    index.insert(node.id.clone(), plan_input.nodes.len() as u32);
+                seen.total_nodes += 1;
+                if !seen.index.contains_key(&node.id) {
+                    let plan_input = &mut seen.plan_input;
+                    seen.index
+                        .insert(node.id.clone(), plan_input.nodes.len() as u32);
                     plan_input.nodes.push(select::PlanNode {
                         id: node.id.clone(),
                         kind: node.kind,
@@ -104,7 +122,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
                         layer: node.layer.clone(),
                         role: node.role,
                     });
-                    current_intent.push(
+                    seen.current_intent.push(
                         node.intent_written_for_source()
                             || intents.lookup(&node.id, &node.hash).current().is_some(),
                     );
@@ -122,66 +140,76 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
                 pending_edges.push((edge.src.clone(), edge.dst.clone(), edge.kind));
             }
             Some(Record::Layer(layer)) if layer.default => {
-                plan_input.default_layer = Some(layer.id.clone());
+                seen.plan_input.default_layer = Some(layer.id.clone());
             }
             Some(Record::Status(status)) if status.status == contract::NEEDS_LAYERS => {
-                layers_missing = true;
+                seen.layers_missing = true;
             }
             _ => {}
         }
-        // Ours, from an earlier tg-plan in the same pipeline: replaced below.
-        let ours = match &item.record {
-            Some(Record::Candidate(_)) => true,
-            Some(Record::Status(status)) => status.status == contract::NEEDS_CONFIRMATION,
-            Some(Record::Summary(summary)) => summary.stage == STAGE,
-            Some(Record::Diagnostic(diagnostic)) => diagnostic.code == BAD_APPROVAL,
-            _ => false,
-        };
-        if !ours {
+        if !OWNED.owns(item.record.as_ref()) {
             output.line(&item.raw)?;
         }
         if output.is_closed() {
-            return Ok(());
+            return Ok(None);
         }
     }
     stream.finish(&input.name)?;
     for (src, dst, kind) in pending_edges {
-        if let (Some(&s), Some(&d)) = (index.get(&src), index.get(&dst)) {
-            plan_input.edges.push((s, d, kind));
+        if let (Some(&s), Some(&d)) = (seen.index.get(&src), seen.index.get(&dst)) {
+            seen.plan_input.edges.push((s, d, kind));
         }
     }
+    Ok(Some(seen))
+}
 
-    let mut counts: BTreeMap<String, serde_json::Value> = BTreeMap::new();
-    if layers_missing {
-        // Nothing to rank before the layers exist: the agent designs them first.
-        counts.insert("ranked".into(), false.into());
-        output.record(&Record::Summary(Summary {
-            stage: STAGE.into(),
-            counts,
-        }))?;
-        return output.finish();
+/// The approved and declined candidates on record; a damaged approval file counts as none,
+/// with a diagnostic saying so.
+fn load_approval(
+    path: &std::path::Path,
+) -> (BTreeSet<String>, BTreeSet<String>, Option<Diagnostic>) {
+    match approval::load(path) {
+        approval::Loaded::None => (BTreeSet::new(), BTreeSet::new(), None),
+        approval::Loaded::Approved(ids, declined) => (ids, declined, None),
+        approval::Loaded::Malformed(message) => {
+            let diagnostic = Diagnostic {
+                level: Level::Warning,
+                file: Some(format!("{STORE_DIR}/{}", artifacts::APPROVAL)),
+                line: None,
+                code: BAD_APPROVAL.into(),
+                message: format!(
+                    "ignored, counted as no approval: {message}; run `tldrgraph init --yes` again"
+                ),
+            };
+            (BTreeSet::new(), BTreeSet::new(), Some(diagnostic))
+        }
     }
+}
 
-    let started = std::time::Instant::now();
-    let plan = select::plan(&plan_input, &settings);
-    let ranking_time = started.elapsed();
-    let needing: BTreeSet<String> = plan
-        .candidates
-        .iter()
-        .filter(|c| {
-            index
-                .get(&c.id)
-                .is_some_and(|&i| !current_intent[i as usize])
-        })
-        .map(|c| c.id.clone())
-        .collect();
+/// `--yes`: the user approves what they were asked about, plus every candidate whose intent is
+/// already current (so an unchanged plan never asks again). Approvals of symbols that left the
+/// plan are dropped.
+fn approve(
+    plan: &select::Plan,
+    (approved, declined): (&mut BTreeSet<String>, &mut BTreeSet<String>),
+    asked: &[String],
+    needing: &BTreeSet<String>,
+) {
+    let in_plan: BTreeSet<&str> = plan.candidates.iter().map(|c| c.id.as_str()).collect();
+    approved.retain(|id| in_plan.contains(id.as_str()));
+    declined.retain(|id| in_plan.contains(id.as_str()));
+    approved.extend(asked.iter().cloned());
+    approved.extend(
+        plan.candidates
+            .iter()
+            .filter(|c| !needing.contains(&c.id) && !declined.contains(&c.id))
+            .map(|c| c.id.clone()),
+    );
+}
 
-    // Artifacts first: if they cannot be written, the stream has no summary of ours and the
-    // stages after this one commit nothing.
-    let _lock = store
-        .lock()
-        .map_err(|e| Failure::cant_write(&store.lock_path(), &e))?;
-    let plan_file = PlanFile {
+/// The plan file: the plan's figures and its candidates.
+fn plan_file(plan: &select::Plan) -> PlanFile {
+    PlanFile {
         eligible: plan.eligible,
         budget: plan.budget,
         skipped_trivial: plan.skipped_trivial,
@@ -194,26 +222,34 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         betweenness_covered: plan.betweenness_covered,
         betweenness: plan.betweenness.clone(),
         candidates: plan.candidates.clone(),
-    };
-    plan_file.write(&store)?;
+    }
+}
+
+/// Where the approval stands after this run.
+struct Decisions {
+    /// Candidates needing an intent, not declined.
+    needing: BTreeSet<String>,
+    approved: BTreeSet<String>,
+    declined_count: usize,
+    diagnostic: Option<Diagnostic>,
+}
+
+/// Writes the plan and, with `--yes`, the approval, under the store's lock. Artifacts first: if
+/// they cannot be written, the stream has no summary of ours and the stages after this one
+/// commit nothing.
+fn commit_plan(
+    cli: &Cli,
+    store: &Store,
+    plan: &select::Plan,
+    needing: BTreeSet<String>,
+    progress: &Progress,
+) -> Result<Decisions, Failure> {
+    let _lock = store
+        .lock()
+        .map_err(|e| Failure::cant_write(&store.lock_path(), &e))?;
+    plan_file(plan).write(store)?;
     let approval_path = store.path(artifacts::APPROVAL);
-    let mut diagnostics = Vec::new();
-    let (mut approved, mut declined) = match approval::load(&approval_path) {
-        approval::Loaded::None => (BTreeSet::new(), BTreeSet::new()),
-        approval::Loaded::Approved(ids, declined) => (ids, declined),
-        approval::Loaded::Malformed(message) => {
-            diagnostics.push(Diagnostic {
-                level: Level::Warning,
-                file: Some(format!("{STORE_DIR}/{}", artifacts::APPROVAL)),
-                line: None,
-                code: BAD_APPROVAL.into(),
-                message: format!(
-                    "ignored, counted as no approval: {message}; run `tldrgraph init --yes` again"
-                ),
-            });
-            (BTreeSet::new(), BTreeSet::new())
-        }
-    };
+    let (mut approved, mut declined, diagnostic) = load_approval(&approval_path);
     // Declined candidates are never asked about again; new ones are.
     let declined_count = needing.intersection(&declined).count();
     let needing: BTreeSet<String> = needing.difference(&declined).cloned().collect();
@@ -227,33 +263,63 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         .map(|c| c.id.clone())
         .collect();
     if cli.yes && cli.enrich == Enrich::Auto {
-        // The user approves what they were asked about, plus every candidate whose intent is
-        // already current (so an unchanged plan never asks again). Approvals of symbols that
-        // left the plan are dropped.
-        let in_plan: BTreeSet<&str> = plan.candidates.iter().map(|c| c.id.as_str()).collect();
-        approved.retain(|id| in_plan.contains(id.as_str()));
-        declined.retain(|id| in_plan.contains(id.as_str()));
-        approved.extend(asked.iter().cloned());
-        approved.extend(
-            plan.candidates
-                .iter()
-                .filter(|c| !needing.contains(&c.id) && !declined.contains(&c.id))
-                .map(|c| c.id.clone()),
-        );
+        approve(plan, (&mut approved, &mut declined), &asked, &needing);
         approval::save(&approval_path, &approved, &declined, cli.batch, cli.limit)
             .map_err(|e| Failure::cant_write(&approval_path, &e))?;
-    } else if cli.yes && !cli.quiet {
-        eprintln!("tg-plan: --yes has no effect with --enrich off: nothing is enriched");
+    } else if cli.yes {
+        progress.say("--yes has no effect with --enrich off: nothing is enriched");
     }
-    drop(_lock);
+    Ok(Decisions {
+        needing,
+        approved,
+        declined_count,
+        diagnostic,
+    })
+}
+
+pub fn run(cli: &Cli) -> Result<(), Failure> {
+    let progress = Progress::new(STAGE, cli.stage.quiet);
+    let (cwd, store) = cli.stage.workspace()?;
+    let settings = settings(cli, &cwd, &store)?;
+    // Intents live in the store until tg-enrich puts them on the nodes, downstream of us.
+    let intents = IntentStore::load(&store.path(artifacts::INTENTS))
+        .map_err(|message| Failure::new(exit::DATA, message))?;
+    let mut input = Input::open(cli.stream.input.as_deref())?;
+    let mut output = Output::new(cli.stream.output.as_deref());
+    let Some(seen) = read_stream(&intents, &mut input, &mut output)? else {
+        return Ok(());
+    };
+    if seen.layers_missing {
+        // Nothing to rank before the layers exist: the agent designs them first.
+        output.record(&stage::summary(STAGE, [("ranked", Value::from(false))]))?;
+        return output.finish();
+    }
+
+    let started = std::time::Instant::now();
+    let plan = select::plan(&seen.plan_input, &settings);
+    let ranking_time = started.elapsed();
+    let needing: BTreeSet<String> = plan
+        .candidates
+        .iter()
+        .filter(|c| {
+            seen.index
+                .get(&c.id)
+                .is_some_and(|&i| !seen.current_intent[i as usize])
+        })
+        .map(|c| c.id.clone())
+        .collect();
+    let decisions = commit_plan(cli, &store, &plan, needing, &progress)?;
+    let Decisions {
+        needing, approved, ..
+    } = &decisions;
 
     for candidate in &plan.candidates {
         output.record(&Record::Candidate(candidate.clone()))?;
     }
-    for diagnostic in diagnostics {
-        output.record(&Record::Diagnostic(diagnostic))?;
+    if let Some(diagnostic) = &decisions.diagnostic {
+        output.record(&Record::Diagnostic(diagnostic.clone()))?;
     }
-    let unapproved = needing.difference(&approved).count() as u64;
+    let unapproved = needing.difference(approved).count() as u64;
     let planned = unapproved.min(cli.limit.unwrap_or(u64::MAX));
     // With --yes the user approved what this run plans: it goes on. While approved symbols
     // still wait for their intents (a `--limit` run, or new candidates arriving mid-way), the
@@ -263,7 +329,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     if blocked {
         let rounds = contract::agent_rounds(planned, cli.batch);
         let payload = NeedsConfirmation {
-            total_nodes,
+            total_nodes: seen.total_nodes,
             candidates_count: plan.candidates.len() as u64,
             planned_this_run: planned,
             batch_size: cli.batch,
@@ -276,39 +342,32 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             &payload,
         )))?;
     }
-    counts.insert("ranked".into(), true.into());
-    counts.insert("candidates".into(), (plan.candidates.len() as u64).into());
-    counts.insert("eligible".into(), plan.eligible.into());
-    counts.insert("budget".into(), plan.budget.into());
-    counts.insert("skipped_trivial".into(), plan.skipped_trivial.into());
-    counts.insert(
-        "skipped_not_product".into(),
-        plan.skipped_not_product.into(),
-    );
-    counts.insert("cross_layer_calls".into(), plan.cross_layer_calls.into());
-    counts.insert("coverable_calls".into(), plan.coverable_calls.into());
-    counts.insert("covered_calls".into(), plan.covered_calls.into());
-    counts.insert(
-        "approved".into(),
-        (needing.len() as u64 - unapproved).into(),
-    );
-    counts.insert("needing_intent".into(), (needing.len() as u64).into());
-    counts.insert("declined".into(), (declined_count as u64).into());
-    output.record(&Record::Summary(Summary {
-        stage: STAGE.into(),
-        counts,
-    }))?;
+    output.record(&stage::summary(
+        STAGE,
+        [
+            ("ranked", Value::from(true)),
+            ("candidates", (plan.candidates.len() as u64).into()),
+            ("eligible", plan.eligible.into()),
+            ("budget", plan.budget.into()),
+            ("skipped_trivial", plan.skipped_trivial.into()),
+            ("skipped_not_product", plan.skipped_not_product.into()),
+            ("cross_layer_calls", plan.cross_layer_calls.into()),
+            ("coverable_calls", plan.coverable_calls.into()),
+            ("covered_calls", plan.covered_calls.into()),
+            ("approved", (needing.len() as u64 - unapproved).into()),
+            ("needing_intent", (needing.len() as u64).into()),
+            ("declined", (decisions.declined_count as u64).into()),
+        ],
+    ))?;
     output.finish()?;
-    if !cli.quiet {
-        eprintln!(
-            "tg-plan: {} candidates of {} eligible symbols; {}/{} cross-layer calls covered; ranked in {:.2}s ({} betweenness)",
-            plan.candidates.len(),
-            plan.eligible,
-            plan.covered_calls,
-            plan.cross_layer_calls,
-            ranking_time.as_secs_f64(),
-            plan.betweenness
-        );
-    }
+    progress.say(format_args!(
+        "{} candidates of {} eligible symbols; {}/{} cross-layer calls covered; ranked in {:.2}s ({} betweenness)",
+        plan.candidates.len(),
+        plan.eligible,
+        plan.covered_calls,
+        plan.cross_layer_calls,
+        ranking_time.as_secs_f64(),
+        plan.betweenness
+    ));
     Ok(())
 }

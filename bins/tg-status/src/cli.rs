@@ -2,6 +2,7 @@
 
 use clap::Parser;
 use std::path::PathBuf;
+use tg_shared::stage::StageArgs;
 
 /// Print the tldrgraph contract state as one JSON object.
 ///
@@ -17,20 +18,14 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "tg-status", version)]
 pub struct Cli {
-    /// Repository root, where `.tldrgraph/` lives (default: the git top level, else the
-    /// current directory).
-    #[arg(long)]
-    pub root: Option<PathBuf>,
+    #[command(flatten)]
+    pub stage: StageArgs,
 
     /// Read the stream from FILE instead of stdin.
-    #[arg(short, long, value_name = "FILE", conflicts_with = "from_artifacts")]
+    #[arg(short, long, value_name = "FILE")]
     pub input: Option<PathBuf>,
 
     /// Report the last build's state from `.tldrgraph/`, even if stdin is a pipe.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "input")]
     pub from_artifacts: bool,
-
-    /// Print nothing on stderr but errors.
-    #[arg(short, long)]
-    pub quiet: bool,
 }

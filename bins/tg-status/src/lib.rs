@@ -13,14 +13,17 @@ use tg_shared::contract::{self, Done};
 use tg_shared::exit;
 use tg_shared::freshness;
 use tg_shared::record::{Record, Status};
-use tg_shared::stage::{Failure, Input, Output, StreamCheck};
+use tg_shared::stage::{Failure, Input, Output, Progress, StreamCheck};
 use tg_shared::store::{self, Store};
+
+/// The stage name in its messages.
+pub const STAGE: &str = "tg-status";
 
 /// Diagnostic codes of files tg-extract saw and did not extract.
 const SKIP_CODES: [&str; 3] = ["binary", "too_large", "unreadable"];
 
 pub fn run(cli: &Cli) -> Result<(), Failure> {
-    let (_, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
+    let (_, store) = cli.stage.workspace()?;
     let streamed = if cli.from_artifacts || (cli.input.is_none() && std::io::stdin().is_terminal())
     {
         None
@@ -165,12 +168,10 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
         .map_err(|e| Failure::cant_write(&store.path(artifacts::GRAPH), &e))?;
     SavedState::write(store, &state_json)
         .map_err(|e| Failure::cant_write(&store.path(artifacts::STATE), &e))?;
-    if !cli.quiet {
-        eprintln!(
-            "tg-status: {} ({nodes} nodes, {edges} edges, {layers} layers)",
-            payload["status"].as_str().unwrap_or("?")
-        );
-    }
+    Progress::new(STAGE, cli.stage.quiet).say(format_args!(
+        "{} ({nodes} nodes, {edges} edges, {layers} layers)",
+        payload["status"].as_str().unwrap_or("?")
+    ));
     Ok(Some(payload))
 }
 
