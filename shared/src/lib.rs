@@ -18,6 +18,7 @@ pub mod intents;
 pub mod layers;
 pub mod lexical;
 pub mod ndjson;
+pub mod options;
 pub mod record;
 pub mod search;
 pub mod stage;

@@ -36,3 +36,12 @@ pub struct Cli {
     #[arg(long, requires = "check")]
     pub json: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,6 +1,8 @@
 //! Command-line options.
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
+pub use tg_shared::options::Embeddings;
+use tg_shared::options::EmbeddingsChoice;
 use tg_shared::stage::{StageArgs, StreamArgs};
 
 /// Embed every symbol of a stream and build the search index (`.tldrgraph/search.bin`,
@@ -24,11 +26,8 @@ pub struct Cli {
     #[command(flatten)]
     pub stream: StreamArgs,
 
-    /// `auto`: the embedded model; `off`: lexical search only; `openai`/`ollama`: an HTTP
-    /// `/v1/embeddings` endpoint ($TLDRGRAPH_EMBED_BASE_URL, $TLDRGRAPH_EMBED_MODEL, key in
-    /// $TLDRGRAPH_EMBED_API_KEY or $OPENAI_API_KEY). Default: $TLDRGRAPH_EMBEDDINGS, else auto.
-    #[arg(long, value_enum)]
-    pub embeddings: Option<Embeddings>,
+    #[command(flatten)]
+    pub embedder: EmbeddingsChoice,
 
     /// Seconds one HTTP request may take.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
@@ -48,21 +47,11 @@ pub struct Cli {
     pub http_batch: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Embeddings {
-    Off,
-    Auto,
-    Openai,
-    Ollama,
-}
-
-impl Embeddings {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Embeddings::Off => "off",
-            Embeddings::Auto => "auto",
-            Embeddings::Openai => "openai",
-            Embeddings::Ollama => "ollama",
-        }
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
     }
 }

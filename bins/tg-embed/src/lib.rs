@@ -198,7 +198,7 @@ fn pass_unchanged(bytes: &[u8], head: &IndexHead, output: &mut Output) -> Result
 /// The embedder the flags and environment ask for; `Err(reason)` when it cannot be had here
 /// (the stage then reports `needs_embeddings`), a Failure for a bad setting.
 fn choose(cli: &Cli) -> Result<Option<Result<Embedder, String>>, Failure> {
-    let mode = match cli.embeddings {
+    let mode = match cli.embedder.embeddings {
         Some(mode) => mode,
         None => match std::env::var(embedder::ENV_MODE).ok().as_deref() {
             None | Some("") | Some("auto") => Embeddings::Auto,

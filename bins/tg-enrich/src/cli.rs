@@ -1,7 +1,9 @@
 //! Command-line options.
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 use std::path::PathBuf;
+pub use tg_shared::options::{Enrich, Provider};
+use tg_shared::options::{Enrichment, Llm};
 use tg_shared::stage::{StageArgs, StreamArgs};
 
 /// Put intents on the approved bottleneck symbols of a planned stream, and ask for the ones
@@ -31,33 +33,15 @@ pub struct Cli {
     #[command(flatten)]
     pub stream: StreamArgs,
 
+    #[command(flatten)]
+    pub enrichment: Enrichment,
+
+    #[command(flatten)]
+    pub llm: Llm,
+
     /// Store the intents in FILE (`-`: stdin) and exit; no stream is read.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["input", "output"])]
     pub apply: Option<PathBuf>,
-
-    /// Symbols per batch (default: the batch size approved with `tldrgraph init --yes`, else 200).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub batch: Option<u64>,
-
-    /// Enrich at most N symbols this run (the first by rank).
-    #[arg(long, value_name = "N")]
-    pub limit: Option<u64>,
-
-    /// `off`: zero-token mode: nothing is asked or sent; symbols without an intent get the first
-    /// sentence of their doc comment, marked `intent_source: doc`.
-    #[arg(long, value_enum, default_value_t = Enrich::Auto)]
-    pub enrich: Enrich,
-
-    /// Ask an LLM endpoint instead of the calling agent (default: $TLDRGRAPH_LLM_PROVIDER, else
-    /// the agent). `openai`: any OpenAI-compatible chat-completions endpoint
-    /// ($TLDRGRAPH_LLM_BASE_URL, $TLDRGRAPH_LLM_MODEL, key in $TLDRGRAPH_LLM_API_KEY or
-    /// $OPENAI_API_KEY); `ollama`: a local Ollama (default http://127.0.0.1:11434/v1).
-    #[arg(long, value_enum)]
-    pub provider: Option<Provider>,
-
-    /// Spend cap: send at most N requests this run, retries included.
-    #[arg(long, value_name = "N", default_value_t = 500)]
-    pub max_requests: u64,
 
     /// Requests in flight at once.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=64))]
@@ -81,16 +65,11 @@ pub struct Cli {
     pub no_prune: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Enrich {
-    Off,
-    Auto,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Provider {
-    /// The calling agent answers `needs_enrichment` batches.
-    Agent,
-    Openai,
-    Ollama,
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
 }

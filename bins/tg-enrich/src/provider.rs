@@ -16,6 +16,7 @@ use std::time::Duration;
 use tg_shared::exit;
 use tg_shared::http::{env, snippet, Endpoint};
 use tg_shared::intents::{IntentStore, StoredIntent, SOURCE_LLM};
+use tg_shared::options::DEFAULT_MAX_REQUESTS;
 use tg_shared::stage::Failure;
 
 pub const ENV_PROVIDER: &str = "TLDRGRAPH_LLM_PROVIDER";
@@ -42,7 +43,7 @@ pub struct ProviderConfig {
 impl ProviderConfig {
     /// The provider from `--provider`, else `$TLDRGRAPH_LLM_PROVIDER`; `None` for the agent.
     pub fn resolve(cli: &Cli) -> Result<Option<ProviderConfig>, Failure> {
-        let kind = match cli.provider {
+        let kind = match cli.llm.provider {
             Some(kind) => kind,
             None => match env(ENV_PROVIDER).as_deref().map(str::to_ascii_lowercase) {
                 None => Provider::Agent,
@@ -88,7 +89,7 @@ impl ProviderConfig {
             endpoint,
             model: env(ENV_MODEL).unwrap_or_else(|| default_model.to_string()),
             concurrency: usize::try_from(cli.concurrency).unwrap_or(4).max(1),
-            max_requests: cli.max_requests,
+            max_requests: cli.llm.max_requests.unwrap_or(DEFAULT_MAX_REQUESTS),
         }))
     }
 

@@ -418,13 +418,18 @@ fn read_stream(
 ) -> Result<Option<(Seen, Option<std::fs::File>)>, Failure> {
     let mut input = Input::open(cli.stream.input.as_deref())?;
     if !spooling {
-        let seen = first_pass(&mut input, &mut Sink::Out(output), store, cli.enrich)?;
+        let seen = first_pass(
+            &mut input,
+            &mut Sink::Out(output),
+            store,
+            cli.enrichment.mode(),
+        )?;
         return Ok(seen.map(|seen| (seen, None)));
     }
     let file = tempfile::tempfile()
         .map_err(|e| Failure::new(exit::IO, format!("cannot create a spool file: {e}")))?;
     let mut sink = Sink::Spool(BufWriter::new(file));
-    let seen = first_pass(&mut input, &mut sink, store, cli.enrich)?;
+    let seen = first_pass(&mut input, &mut sink, store, cli.enrichment.mode())?;
     let mut spool = None;
     if let Sink::Spool(writer) = sink {
         spool = Some(
@@ -461,7 +466,7 @@ fn request_next_batch(
     (batch_size, failed): (u64, &[String]),
 ) -> Result<Option<Status>, Failure> {
     let request_path = store_dir.path(artifacts::ENRICHMENT_REQUEST);
-    if still.is_empty() || cli.enrich == Enrich::Off {
+    if still.is_empty() || cli.enrichment.mode() == Enrich::Off {
         return match std::fs::remove_file(&request_path) {
             Ok(()) => Ok(None),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -503,7 +508,7 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
     let intents_path = store_dir.path(artifacts::INTENTS);
     let store =
         IntentStore::load(&intents_path).map_err(|message| Failure::new(exit::DATA, message))?;
-    let provider = match cli.enrich {
+    let provider = match cli.enrichment.mode() {
         Enrich::Off => None,
         Enrich::Auto => ProviderConfig::resolve(cli)?,
     };
@@ -516,16 +521,17 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
 
     let approval = approval::read(&store_dir.path(artifacts::APPROVAL)).unwrap_or(None);
     let batch_size = cli
+        .enrichment
         .batch
         .or(approval.as_ref().map(|a| a.batch))
         .unwrap_or(DEFAULT_BATCH)
         .max(1);
-    let approved: BTreeSet<String> = match (&approval, cli.enrich, seen.layers_missing) {
+    let approved: BTreeSet<String> = match (&approval, cli.enrichment.mode(), seen.layers_missing) {
         (Some(approval), Enrich::Auto, false) => approval.ids.iter().cloned().collect(),
         _ => BTreeSet::new(),
     };
     let mut waiting = pending(&seen, &store, &approved);
-    if let Some(limit) = cli.limit {
+    if let Some(limit) = cli.enrichment.limit {
         waiting.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     }
 

@@ -2,6 +2,7 @@
 
 use clap::Parser;
 use std::path::PathBuf;
+use tg_shared::options::Selection;
 use tg_shared::stage::StageArgs;
 
 /// Extract a code graph (symbols, calls, imports, includes, inheritance) from a repository and
@@ -18,19 +19,12 @@ pub struct Cli {
     #[command(flatten)]
     pub stage: StageArgs,
 
+    #[command(flatten)]
+    pub selection: Selection,
+
     /// Write the stream to FILE (only if its content changed) instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-
-    /// Skip paths matching GLOB (repo-relative, gitignore-style `*`, `**`); repeatable. Added to
-    /// the `exclude:` list of .tldrgraph/layers.config.yaml.
-    #[arg(long, value_name = "GLOB")]
-    pub exclude: Vec<String>,
-
-    /// Read files that .gitignore, .ignore or .git/info/exclude hide (`.git/` and hidden entries
-    /// are still skipped).
-    #[arg(long)]
-    pub no_ignore: bool,
 
     /// Skip files larger than this many bytes (suffixes K, M, KiB, MiB accepted). Large enough
     /// for amalgamated C libraries (sqlite3.c is 9 MB); minified and big generated files are
@@ -71,7 +65,13 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_size;
+    use super::{parse_size, Cli};
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
 
     #[test]
     fn sizes_parse_with_units() {

@@ -122,10 +122,10 @@ fn scope(cli: &Cli) -> Result<Scope, Failure> {
 fn walk_sources(cli: &Cli, scope: &Scope, store: &Store) -> Result<walk::WalkResult, Failure> {
     // The config's `exclude:` globs, then the command line's.
     let mut exclude = tg_shared::layers::repo_excludes(store);
-    exclude.extend(cli.exclude.iter().cloned());
+    exclude.extend(cli.selection.exclude.iter().cloned());
     let excludes =
         tg_shared::exclude::compile(&exclude).map_err(|e| Failure::new(exit::USAGE, e))?;
-    let options = walk::WalkOptions::new(excludes, cli.no_ignore);
+    let options = walk::WalkOptions::new(excludes, cli.selection.no_ignore);
     let mut walked = walk::walk(&scope.root, &scope.starts, &options);
     if walked.files.is_empty() {
         // Nothing to extract: say why, rather than a silent empty graph.
@@ -260,10 +260,13 @@ fn summary(cli: &Cli, files_seen: u64, skipped: u64, graph: &graph::Graph) -> Re
     put("imports_external", graph.stats.imports_external);
     put("calls_unresolved", graph.stats.calls_unresolved);
     // How this walk differed from a plain one, so that a later freshness check walks alike.
-    if !cli.exclude.is_empty() {
-        counts.insert("exclude".to_string(), Value::from(cli.exclude.clone()));
+    if !cli.selection.exclude.is_empty() {
+        counts.insert(
+            "exclude".to_string(),
+            Value::from(cli.selection.exclude.clone()),
+        );
     }
-    if cli.no_ignore {
+    if cli.selection.no_ignore {
         counts.insert("no_ignore".to_string(), Value::Bool(true));
     }
     stage::summary(STAGE, counts)

@@ -1,8 +1,10 @@
 //! Command-line options.
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 /// The default `--batch`: symbols per enrichment round.
 pub use tg_shared::contract::DEFAULT_BATCH;
+pub use tg_shared::options::Enrich;
+use tg_shared::options::{Approval, Enrichment};
 use tg_shared::stage::{StageArgs, StreamArgs};
 
 /// Rank the architectural bottleneck symbols of a classified stream and ask for approval
@@ -25,21 +27,11 @@ pub struct Cli {
     #[command(flatten)]
     pub stream: StreamArgs,
 
-    /// Symbols per enrichment batch (an agent round).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_BATCH, value_parser = clap::value_parser!(u64).range(1..))]
-    pub batch: u64,
+    #[command(flatten)]
+    pub enrichment: Enrichment,
 
-    /// Enrich at most N symbols this run (0: none, so nothing to confirm).
-    #[arg(long, value_name = "N")]
-    pub limit: Option<u64>,
-
-    /// Approve the current candidates (recorded in .tldrgraph/approval.json).
-    #[arg(long)]
-    pub yes: bool,
-
-    /// `off`: zero-token mode, no confirmation and no enrichment; the plan is still written.
-    #[arg(long, value_enum, default_value_t = Enrich::Auto)]
-    pub enrich: Enrich,
+    #[command(flatten)]
+    pub approval: Approval,
 
     /// Override `plan.min_lines` of the config.
     #[arg(long, value_name = "N")]
@@ -66,8 +58,18 @@ pub struct Cli {
     pub max_share: Option<f64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Enrich {
-    Off,
-    Auto,
+impl Cli {
+    /// Symbols per enrichment batch.
+    pub fn batch(&self) -> u64 {
+        self.enrichment.batch.unwrap_or(DEFAULT_BATCH)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
 }

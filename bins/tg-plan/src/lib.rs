@@ -28,10 +28,10 @@ use tg_shared::store::{Store, STORE_DIR};
 /// (`--batch`, `--limit`) repeated, so that running it as given approves no more than asked.
 fn approve_command(cli: &Cli) -> String {
     let mut command = String::from("tldrgraph init --json --yes");
-    if cli.batch != DEFAULT_BATCH {
-        command.push_str(&format!(" --batch {}", cli.batch));
+    if cli.batch() != DEFAULT_BATCH {
+        command.push_str(&format!(" --batch {}", cli.batch()));
     }
-    if let Some(limit) = cli.limit {
+    if let Some(limit) = cli.enrichment.limit {
         command.push_str(&format!(" --limit {limit}"));
     }
     command
@@ -259,14 +259,20 @@ fn commit_plan(
         .candidates
         .iter()
         .filter(|c| needing.contains(&c.id) && !approved.contains(&c.id))
-        .take(usize::try_from(cli.limit.unwrap_or(u64::MAX)).unwrap_or(usize::MAX))
+        .take(usize::try_from(cli.enrichment.limit.unwrap_or(u64::MAX)).unwrap_or(usize::MAX))
         .map(|c| c.id.clone())
         .collect();
-    if cli.yes && cli.enrich == Enrich::Auto {
+    if cli.approval.yes && cli.enrichment.mode() == Enrich::Auto {
         approve(plan, (&mut approved, &mut declined), &asked, &needing);
-        approval::save(&approval_path, &approved, &declined, cli.batch, cli.limit)
-            .map_err(|e| Failure::cant_write(&approval_path, &e))?;
-    } else if cli.yes {
+        approval::save(
+            &approval_path,
+            &approved,
+            &declined,
+            cli.batch(),
+            cli.enrichment.limit,
+        )
+        .map_err(|e| Failure::cant_write(&approval_path, &e))?;
+    } else if cli.approval.yes {
         progress.say("--yes has no effect with --enrich off: nothing is enriched");
     }
     Ok(Decisions {
@@ -320,19 +326,22 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         output.record(&Record::Diagnostic(diagnostic.clone()))?;
     }
     let unapproved = needing.difference(approved).count() as u64;
-    let planned = unapproved.min(cli.limit.unwrap_or(u64::MAX));
+    let planned = unapproved.min(cli.enrichment.limit.unwrap_or(u64::MAX));
     // With --yes the user approved what this run plans: it goes on. While approved symbols
     // still wait for their intents (a `--limit` run, or new candidates arriving mid-way), the
     // approved work comes first: the question about the rest waits until it is done.
     let approved_waiting = needing.len() as u64 - unapproved > 0;
-    let blocked = cli.enrich == Enrich::Auto && planned > 0 && !cli.yes && !approved_waiting;
+    let blocked = cli.enrichment.mode() == Enrich::Auto
+        && planned > 0
+        && !cli.approval.yes
+        && !approved_waiting;
     if blocked {
-        let rounds = contract::agent_rounds(planned, cli.batch);
+        let rounds = contract::agent_rounds(planned, cli.batch());
         let payload = NeedsConfirmation {
             total_nodes: seen.total_nodes,
             candidates_count: plan.candidates.len() as u64,
             planned_this_run: planned,
-            batch_size: cli.batch,
+            batch_size: cli.batch(),
             agent_rounds: rounds,
             next_action: contract::confirmation_action(planned, rounds),
             approve_command: approve_command(cli),

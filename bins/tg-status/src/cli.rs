@@ -29,3 +29,12 @@ pub struct Cli {
     #[arg(long, conflicts_with = "input")]
     pub from_artifacts: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}

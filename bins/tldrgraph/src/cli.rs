@@ -1,7 +1,10 @@
 //! Command-line options.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
+use tg_shared::options::{
+    self, Approval, EmbeddingsChoice, Enrichment, Llm, SearchArgs, Selection,
+};
 
 /// An architectural map of a repository for coding agents.
 ///
@@ -55,13 +58,13 @@ pub enum Command {
     Enrich(EnrichArgs),
     /// Find symbols by what they do: hybrid BM25 + embedding ranking, each hit with its
     /// execution flow across layers (runs `tg-query search`; read-only).
-    Query(QueryArgs),
+    Query(QueryCommand),
     /// The call path from A to B, preferring confident edges (runs `tg-query trace`). Exit 0
     /// with "no path" when there is none; 64 for an unknown or ambiguous name.
-    Trace(TraceArgs),
+    Trace(TraceCommand),
     /// Functions and methods with no inbound call, import or reference, minus entry points,
     /// each with a reason and a confidence (runs `tg-query dead-code`).
-    DeadCode(DeadCodeArgs),
+    DeadCode(DeadCodeCommand),
 }
 
 /// Options every question command shares.
@@ -77,52 +80,27 @@ pub struct AskArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct QueryArgs {
-    /// What to look for, in words.
-    pub text: String,
-
-    #[arg(long, value_name = "K", default_value_t = 5)]
-    pub top_k: usize,
-
-    /// Also print a context pack of at most this many tokens (4 characters per token).
-    #[arg(long, value_name = "TOKENS")]
-    pub budget: Option<usize>,
-
-    /// Only symbols of this layer (its id); repeatable.
-    #[arg(long, value_name = "ID")]
-    pub layer: Vec<String>,
-
-    /// Never symbols of this layer (its id); repeatable.
-    #[arg(long, value_name = "ID")]
-    pub exclude_layer: Vec<String>,
-
-    /// Rank tests, examples and tooling among the product code by score alone (by default
-    /// they follow the product hits).
-    #[arg(long)]
-    pub include_tests: bool,
-
-    /// hybrid (default), lexical or semantic.
-    #[arg(long, value_name = "MODE")]
-    pub mode: Option<String>,
+pub struct QueryCommand {
+    #[command(flatten)]
+    pub search: SearchArgs,
 
     #[command(flatten)]
     pub ask: AskArgs,
 }
 
 #[derive(Debug, Args)]
-pub struct TraceArgs {
-    pub from: String,
-    pub to: String,
+pub struct TraceCommand {
+    #[command(flatten)]
+    pub call_path: options::TraceArgs,
 
     #[command(flatten)]
     pub ask: AskArgs,
 }
 
 #[derive(Debug, Args)]
-pub struct DeadCodeArgs {
-    /// Only findings with at least this confidence (0 to 1).
-    #[arg(long, value_name = "C")]
-    pub min_confidence: Option<f64>,
+pub struct DeadCodeCommand {
+    #[command(flatten)]
+    pub findings: options::DeadCodeArgs,
 
     #[command(flatten)]
     pub ask: AskArgs,
@@ -191,97 +169,34 @@ pub struct ContractArgs {
     pub check: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Embeddings {
-    Off,
-    Auto,
-    Openai,
-    Ollama,
-}
-
-impl Embeddings {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Embeddings::Off => "off",
-            Embeddings::Auto => "auto",
-            Embeddings::Openai => "openai",
-            Embeddings::Ollama => "ollama",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Enrich {
-    Off,
-    Auto,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Provider {
-    Agent,
-    Openai,
-    Ollama,
-}
-
-impl Provider {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Provider::Agent => "agent",
-            Provider::Openai => "openai",
-            Provider::Ollama => "ollama",
-        }
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// The repository (default: the git top level, else the current directory).
     pub path: Option<PathBuf>,
 
-    /// Leave paths matching GLOB out of the graph (repeatable; beside the config's `exclude:`;
-    /// forwarded to tg-extract).
-    #[arg(long, value_name = "GLOB")]
-    pub exclude: Vec<String>,
-
-    /// Read files .gitignore and .ignore hide too (forwarded to tg-extract).
-    #[arg(long)]
-    pub no_ignore: bool,
-
     /// Print the contract payload as one JSON object and nothing else on stdout.
     #[arg(long)]
     pub json: bool,
 
-    /// Symbols per enrichment batch (forwarded to tg-plan / tg-enrich when installed).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub batch: Option<u32>,
+    /// Forwarded to tg-extract.
+    #[command(flatten)]
+    pub selection: Selection,
 
-    /// Enrich at most N symbols this run (forwarded to tg-plan / tg-enrich when installed).
-    #[arg(long, value_name = "N")]
-    pub limit: Option<u32>,
+    /// Forwarded to tg-plan and tg-enrich.
+    #[command(flatten)]
+    pub enrichment: Enrichment,
 
-    /// Approve the planned enrichment (forwarded to tg-plan when installed).
-    #[arg(long)]
-    pub yes: bool,
+    /// Forwarded to tg-plan.
+    #[command(flatten)]
+    pub approval: Approval,
 
-    /// Enrichment mode; `off` is zero-token mode (forwarded to tg-plan / tg-enrich when
-    /// installed).
-    #[arg(long, value_enum)]
-    pub enrich: Option<Enrich>,
+    /// Forwarded to tg-enrich.
+    #[command(flatten)]
+    pub llm: Llm,
 
-    /// Who writes intents: the calling agent (default), or an LLM endpoint configured by
-    /// TLDRGRAPH_LLM_* variables (forwarded to tg-enrich).
-    #[arg(long, value_enum)]
-    pub provider: Option<Provider>,
-
-    /// Spend cap for an LLM provider: at most N requests this run (forwarded to tg-enrich).
-    #[arg(long, value_name = "N")]
-    pub max_requests: Option<u64>,
-
-    /// Embeddings: `auto` the embedded model (default), `off` lexical search only, `openai` or
-    /// `ollama` an HTTP endpoint configured by TLDRGRAPH_EMBED_* variables (forwarded to
-    /// tg-embed).
-    #[arg(long, value_enum)]
-    pub embeddings: Option<Embeddings>,
+    /// Forwarded to tg-embed.
+    #[command(flatten)]
+    pub embedder: EmbeddingsChoice,
 
     /// Allow plain http to an endpoint other than loopback (the code and the key would travel
     /// unencrypted); same as TLDRGRAPH_ALLOW_INSECURE_HTTP=1.
@@ -305,4 +220,46 @@ pub struct StatusArgs {
     /// Exit with the state's own code (see above) instead of 0.
     #[arg(long)]
     pub exit_code: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+
+    /// Each subcommand parses (clap checks a subcommand's arguments only when it is used).
+    #[test]
+    fn every_subcommand_parses() {
+        use clap::Parser;
+        for argv in [
+            &[
+                "init",
+                "--json",
+                "--batch",
+                "5",
+                "--enrich",
+                "off",
+                "--exclude",
+                "x",
+            ][..],
+            &["status", "--json"],
+            &["query", "who loads", "--mode", "lexical", "--json"],
+            &["trace", "a", "b", "--root", "."],
+            &["dead-code", "--min-confidence", "0.5"],
+            &["plan", "--json"],
+            &["approve", "--revoke"],
+            &["enrich", "--apply", "-"],
+            &["install", "--dry-run"],
+            &["uninstall"],
+            &["contract", "--check"],
+        ] {
+            let parsed = super::Cli::try_parse_from(
+                std::iter::once("tldrgraph").chain(argv.iter().copied()),
+            );
+            assert!(parsed.is_ok(), "{argv:?}: {:?}", parsed.err());
+        }
+    }
 }

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use tg_shared::artifacts::{self, plan::PlanFile};
 use tg_shared::contract;
 use tg_shared::exit;
+use tg_shared::options;
 use tg_shared::stage::{Failure, Output};
 use tg_shared::store::{self, Store, LOCK_HELD_ENV};
 
@@ -47,34 +48,18 @@ pub fn run(cli: &Cli) -> i32 {
         Command::Approve(args) => approve_command(args),
         Command::Enrich(args) => enrich_command(args),
         Command::Query(args) => {
-            let mut rest: Vec<OsString> = vec!["search".into(), args.text.clone().into()];
-            rest.extend(["--top-k".into(), args.top_k.to_string().into()]);
-            if let Some(budget) = args.budget {
-                rest.extend(["--budget".into(), budget.to_string().into()]);
-            }
-            for layer in &args.layer {
-                rest.extend(["--layer".into(), layer.into()]);
-            }
-            for layer in &args.exclude_layer {
-                rest.extend(["--exclude-layer".into(), layer.into()]);
-            }
-            if args.include_tests {
-                rest.push("--include-tests".into());
-            }
-            if let Some(mode) = &args.mode {
-                rest.extend(["--mode".into(), mode.into()]);
-            }
+            let mut rest: Vec<OsString> = vec!["search".into()];
+            rest.extend(options::to_argv(&args.search));
             ask(&args.ask, rest)
         }
-        Command::Trace(args) => ask(
-            &args.ask,
-            vec!["trace".into(), (&args.from).into(), (&args.to).into()],
-        ),
+        Command::Trace(args) => {
+            let mut rest: Vec<OsString> = vec!["trace".into()];
+            rest.extend(options::to_argv(&args.call_path));
+            ask(&args.ask, rest)
+        }
         Command::DeadCode(args) => {
             let mut rest: Vec<OsString> = vec!["dead-code".into()];
-            if let Some(c) = args.min_confidence {
-                rest.extend(["--min-confidence".into(), c.to_string().into()]);
-            }
+            rest.extend(options::to_argv(&args.findings));
             ask(&args.ask, rest)
         }
     }
@@ -342,23 +327,9 @@ fn init(args: &InitArgs) -> i32 {
         .into_iter()
         .map(|(name, exe)| {
             let mut args = root_arg();
+            args.extend(forwarded_args(name, init_args));
             if name == "tg-extract" {
-                for glob in &init_args.exclude {
-                    args.extend(["--exclude".into(), glob.into()]);
-                }
-                if init_args.no_ignore {
-                    args.push("--no-ignore".into());
-                }
                 args.push(root.clone().into_os_string());
-            }
-            if name == "tg-plan" {
-                args.extend(plan_args(init_args));
-            }
-            if name == "tg-enrich" {
-                args.extend(enrich_args(init_args));
-            }
-            if let (true, Some(mode)) = (name == "tg-embed", init_args.embeddings) {
-                args.extend(["--embeddings".into(), mode.as_str().into()]);
             }
             Stage { name, exe, args }
         })
@@ -402,43 +373,16 @@ fn last_build_if_current(root: &Path, exe: PathBuf) -> Option<Value> {
         .and_then(shortcut::answer)
 }
 
-/// The flags of `init` that tg-plan owns.
-fn plan_args(args: &InitArgs) -> Vec<OsString> {
-    let mut out: Vec<OsString> = Vec::new();
-    if let Some(batch) = args.batch {
-        out.extend(["--batch".into(), batch.to_string().into()]);
+/// The flags of `init` that the stage `name` owns, as its command line.
+fn forwarded_args(name: &str, args: &InitArgs) -> Vec<OsString> {
+    use options::to_argv;
+    match name {
+        "tg-extract" => to_argv(&args.selection),
+        "tg-plan" => [to_argv(&args.enrichment), to_argv(&args.approval)].concat(),
+        "tg-enrich" => [to_argv(&args.enrichment), to_argv(&args.llm)].concat(),
+        "tg-embed" => to_argv(&args.embedder),
+        _ => Vec::new(),
     }
-    if let Some(limit) = args.limit {
-        out.extend(["--limit".into(), limit.to_string().into()]);
-    }
-    if args.yes {
-        out.push("--yes".into());
-    }
-    if args.enrich == Some(cli::Enrich::Off) {
-        out.extend(["--enrich".into(), "off".into()]);
-    }
-    out
-}
-
-/// The flags of `init` that tg-enrich owns.
-fn enrich_args(args: &InitArgs) -> Vec<OsString> {
-    let mut out: Vec<OsString> = Vec::new();
-    if let Some(batch) = args.batch {
-        out.extend(["--batch".into(), batch.to_string().into()]);
-    }
-    if let Some(limit) = args.limit {
-        out.extend(["--limit".into(), limit.to_string().into()]);
-    }
-    if args.enrich == Some(cli::Enrich::Off) {
-        out.extend(["--enrich".into(), "off".into()]);
-    }
-    if let Some(provider) = args.provider {
-        out.extend(["--provider".into(), provider.as_str().into()]);
-    }
-    if let Some(max) = args.max_requests {
-        out.extend(["--max-requests".into(), max.to_string().into()]);
-    }
-    out
 }
 
 /// Applies an answer the agent dropped at `.tldrgraph/enrichment_response.<ext>` (the original
@@ -525,12 +469,16 @@ fn enrich_command(args: &EnrichArgs) -> i32 {
 /// when the stages land) and said to do nothing, on stderr.
 fn warn_unused_flags(args: &InitArgs) {
     let unused = [
-        (args.batch.is_some(), "--batch", "tg-plan"),
-        (args.limit.is_some(), "--limit", "tg-plan"),
-        (args.yes, "--yes", "tg-plan"),
-        (args.enrich.is_some(), "--enrich", "tg-plan"),
-        (args.provider.is_some(), "--provider", "tg-enrich"),
-        (args.embeddings.is_some(), "--embeddings", "tg-embed"),
+        (args.enrichment.batch.is_some(), "--batch", "tg-plan"),
+        (args.enrichment.limit.is_some(), "--limit", "tg-plan"),
+        (args.approval.yes, "--yes", "tg-plan"),
+        (args.enrichment.enrich.is_some(), "--enrich", "tg-plan"),
+        (args.llm.provider.is_some(), "--provider", "tg-enrich"),
+        (
+            args.embedder.embeddings.is_some(),
+            "--embeddings",
+            "tg-embed",
+        ),
     ];
     for (given, flag, stage) in unused {
         if given && !INIT_STAGES.contains(&stage) {

@@ -59,11 +59,11 @@ pub fn key(stages: &[Stage]) -> String {
 /// goes (and is capped per run), so such runs make progress even when nothing else changed.
 pub fn may_answer(args: &crate::cli::InitArgs) -> bool {
     let agent = |name: &str| matches!(name.trim().to_ascii_lowercase().as_str(), "" | "agent");
-    let provider_is_agent = match args.provider {
-        Some(provider) => provider == crate::cli::Provider::Agent,
+    let provider_is_agent = match args.llm.provider {
+        Some(provider) => provider == tg_shared::options::Provider::Agent,
         None => std::env::var("TLDRGRAPH_LLM_PROVIDER").map_or(true, |v| agent(&v)),
     };
-    !args.yes && provider_is_agent
+    !args.approval.yes && provider_is_agent
 }
 
 /// Artifacts a shortcut answers for: each must be as the last run left it (size and time).
