@@ -187,90 +187,7 @@ impl<'s> Walker<'s> {
             _ => None,
         };
         if let Some(kind) = item_kind {
-            let name = text(node.child_by_field_name("name")?, source).to_string();
-            if kind == NodeKind::Mod && node.child_by_field_name("body").is_none() {
-                // `mod x;` declares a file module: an edge, not a node.
-                self.facts.imports.push(Import {
-                    scope: 0,
-                    line: start_line(node),
-                    edge: Some(EdgeKind::Imports),
-                    target: vec![ModuleRef::Key(format!("{}::{name}", self.module_key))],
-                    binding: Binding::Module {
-                        module: format!("{}::{name}", self.module_key),
-                        name,
-                    },
-                });
-                return None;
-            }
-            let attributes = attributes_before(node, source);
-            let test_only = task.test_only
-                || (kind == NodeKind::Mod && name == "tests")
-                || attributes.iter().any(|a| is_test_attribute(a));
-            // `#[cfg(unix)] fn f()` beside `#[cfg(windows)] fn f()`: which one exists depends
-            // on the build. `cfg(test)` is the test flag instead.
-            let conditional = attributes
-                .iter()
-                .any(|a| a.starts_with("cfg(") && !is_test_attribute(a));
-            let parent = &self.facts.symbols[task.scope as usize];
-            let mut qualname = parent.qualname.clone();
-            if parent.kind != NodeKind::Trait {
-                if let Some(owner) = task.owner.as_deref() {
-                    push_path(&mut qualname, owner);
-                }
-            }
-            push_path(&mut qualname, &name);
-            let body = node.child_by_field_name("body");
-            let index = self.facts.symbols.len() as u32;
-            self.facts.symbols.push(Symbol {
-                kind,
-                name: name.clone(),
-                qualname,
-                parent: Some(task.scope),
-                line_start: start_line(node),
-                line_end: end_line(node),
-                signature: Some(
-                    header_before(node, body, source)
-                        .trim_end_matches(';')
-                        .to_string(),
-                ),
-                doc: task.doc.and_then(|c| comment_first_line(text(c, source))),
-                hash: content_hash(text(node, source).as_bytes()),
-                scope: ScopeRule::Transparent,
-                owner_type: if kind == NodeKind::Method {
-                    task.owner.clone()
-                } else {
-                    None
-                },
-                returns: node
-                    .child_by_field_name("return_type")
-                    .and_then(|t| type_value(t, source)),
-                stub: false,
-                conditional,
-                test_only,
-                fixture: false,
-                implements: if kind == NodeKind::Method {
-                    implemented_trait(node, source)
-                } else {
-                    None
-                },
-            });
-            match kind {
-                NodeKind::Struct | NodeKind::Union => self.field_types(body, index, task.scope),
-                NodeKind::Enum => self.variant_types(body, index, task.scope),
-                NodeKind::Function | NodeKind::Method => {
-                    if let Some(parameters) = node.child_by_field_name("parameters") {
-                        let bounds = generic_bounds(node, source);
-                        self.parameter_types(parameters, index, &bounds);
-                    }
-                }
-                _ => {}
-            }
-            let owner = match kind {
-                NodeKind::Trait => Some(name),
-                NodeKind::Function | NodeKind::Method | NodeKind::Mod => None,
-                _ => return None,
-            };
-            return Some((index, owner, test_only));
+            return self.item(task, kind);
         }
         match node.kind() {
             "impl_item" => {
@@ -316,6 +233,95 @@ impl<'s> Walker<'s> {
             _ => {}
         }
         Some((task.scope, task.owner.clone(), task.test_only))
+    }
+
+    /// An item that defines a symbol (fn, struct, enum, union, trait, inline mod), with the
+    /// types its fields, variants or parameters state; `mod x;` is an import of the file
+    /// module instead.
+    fn item(&mut self, task: &Task, kind: NodeKind) -> Option<Inherited> {
+        let node = task.node;
+        let source = self.source;
+        let name = text(node.child_by_field_name("name")?, source).to_string();
+        if kind == NodeKind::Mod && node.child_by_field_name("body").is_none() {
+            self.file_module(node, name);
+            return None;
+        }
+        let attributes = attributes_before(node, source);
+        let test_only = task.test_only
+            || (kind == NodeKind::Mod && name == "tests")
+            || attributes.iter().any(|a| is_test_attribute(a));
+        // `#[cfg(unix)] fn f()` beside `#[cfg(windows)] fn f()`: which one exists depends
+        // on the build. `cfg(test)` is the test flag instead.
+        let conditional = attributes
+            .iter()
+            .any(|a| a.starts_with("cfg(") && !is_test_attribute(a));
+        let parent = &self.facts.symbols[task.scope as usize];
+        let mut qualname = parent.qualname.clone();
+        if parent.kind != NodeKind::Trait {
+            if let Some(owner) = task.owner.as_deref() {
+                push_path(&mut qualname, owner);
+            }
+        }
+        push_path(&mut qualname, &name);
+        let body = node.child_by_field_name("body");
+        let index = self.facts.symbols.len() as u32;
+        let is_method = kind == NodeKind::Method;
+        self.facts.symbols.push(Symbol {
+            kind,
+            name: name.clone(),
+            qualname,
+            parent: Some(task.scope),
+            line_start: start_line(node),
+            line_end: end_line(node),
+            signature: Some(
+                header_before(node, body, source)
+                    .trim_end_matches(';')
+                    .to_string(),
+            ),
+            doc: task.doc.and_then(|c| comment_first_line(text(c, source))),
+            hash: content_hash(text(node, source).as_bytes()),
+            scope: ScopeRule::Transparent,
+            owner_type: task.owner.clone().filter(|_| is_method),
+            returns: node
+                .child_by_field_name("return_type")
+                .and_then(|t| type_value(t, source)),
+            stub: false,
+            conditional,
+            test_only,
+            fixture: false,
+            implements: is_method.then(|| implemented_trait(node, source)).flatten(),
+        });
+        match kind {
+            NodeKind::Struct | NodeKind::Union => self.field_types(body, index, task.scope),
+            NodeKind::Enum => self.variant_types(body, index, task.scope),
+            NodeKind::Function | NodeKind::Method => {
+                if let Some(parameters) = node.child_by_field_name("parameters") {
+                    let bounds = generic_bounds(node, source);
+                    self.parameter_types(parameters, index, &bounds);
+                }
+            }
+            _ => {}
+        }
+        let owner = match kind {
+            NodeKind::Trait => Some(name),
+            NodeKind::Function | NodeKind::Method | NodeKind::Mod => None,
+            _ => return None,
+        };
+        Some((index, owner, test_only))
+    }
+
+    /// `mod x;` declares a file module: an edge, not a node.
+    fn file_module(&mut self, node: Node, name: String) {
+        self.facts.imports.push(Import {
+            scope: 0,
+            line: start_line(node),
+            edge: Some(EdgeKind::Imports),
+            target: vec![ModuleRef::Key(format!("{}::{name}", self.module_key))],
+            binding: Binding::Module {
+                module: format!("{}::{name}", self.module_key),
+                name,
+            },
+        });
     }
 
     /// Calls written inside a macro's arguments (`assert!(self.check())`, `vec![T::new()]`,

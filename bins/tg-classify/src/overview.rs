@@ -300,24 +300,33 @@ pub fn symbols_markdown(
     config: Option<&LayerConfig>,
 ) -> String {
     let mut kinds: BTreeMap<NodeKind, u64> = BTreeMap::new();
+    let mut roles: BTreeMap<Role, u64> = BTreeMap::new();
     let mut per_entry: Vec<Vec<&NodeInfo>> = vec![Vec::new(); entries.len()];
     let mut entry_kinds: Vec<BTreeMap<NodeKind, u64>> = vec![BTreeMap::new(); entries.len()];
-    for node in &tally.nodes {
-        if node.kind == NodeKind::Module {
-            continue;
-        }
+    for node in tally.nodes.iter().filter(|n| n.kind != NodeKind::Module) {
         *kinds.entry(node.kind).or_default() += 1;
+        *roles.entry(node.role).or_default() += 1;
         if let Some(i) = entry_of(entries, &node.file) {
             per_entry[i].push(node);
             *entry_kinds[i].entry(node.kind).or_default() += 1;
         }
     }
-    let symbols: u64 = kinds.values().sum();
-    let mut roles: BTreeMap<Role, u64> = BTreeMap::new();
-    for node in tally.nodes.iter().filter(|n| n.kind != NodeKind::Module) {
-        *roles.entry(node.role).or_default() += 1;
-    }
     let mut md = String::new();
+    heading(&mut md, tally, (&kinds, &roles), config);
+    directories(&mut md, entries, &entry_kinds);
+    entry_points(&mut md, tally);
+    connected_symbols(&mut md, entries, &mut per_entry, config);
+    md
+}
+
+/// The title, what the file is, the totals, and the configured layers.
+fn heading(
+    md: &mut String,
+    tally: &Tally,
+    (kinds, roles): (&BTreeMap<NodeKind, u64>, &BTreeMap<Role, u64>),
+    config: Option<&LayerConfig>,
+) {
+    let symbols: u64 = kinds.values().sum();
     let _ = writeln!(md, "# Symbols of this repository\n");
     let _ = writeln!(
         md,
@@ -328,7 +337,7 @@ pub fn symbols_markdown(
         md,
         "{} files, {symbols} symbols ({}); by role: {}.\n",
         tally.files.len(),
-        kind_summary(&kinds),
+        kind_summary(kinds),
         roles
             .iter()
             .map(|(role, n)| format!("{} {n}", role.as_str()))
@@ -343,13 +352,21 @@ pub fn symbols_markdown(
         }
         md.push('\n');
     }
+}
+
+/// The directory table.
+fn directories(
+    md: &mut String,
+    entries: &[DirectoryCount],
+    entry_kinds: &[BTreeMap<NodeKind, u64>],
+) {
     let _ = writeln!(md, "## Directories\n");
     let _ = writeln!(
         md,
         "| directory | files | symbols | of them product | kinds |"
     );
     let _ = writeln!(md, "|---|---|---|---|---|");
-    for (entry, kinds) in entries.iter().zip(&entry_kinds) {
+    for (entry, kinds) in entries.iter().zip(entry_kinds) {
         let _ = writeln!(
             md,
             "| `{}` | {} | {} | {} | {} |",
@@ -360,26 +377,40 @@ pub fn symbols_markdown(
             kind_summary(kinds)
         );
     }
-    // Product entry points before those of examples and tests.
+}
+
+/// The entry points, product code's before those of examples and tests.
+fn entry_points(md: &mut String, tally: &Tally) {
     let mut entry_points: Vec<&NodeInfo> =
         tally.nodes.iter().filter(|n| is_entry_point(n)).collect();
     entry_points.sort_by(|a, b| (a.role, &a.id).cmp(&(b.role, &b.id)));
-    if !entry_points.is_empty() {
-        let _ = writeln!(md, "\n## Entry points\n");
-        for node in entry_points.iter().take(MAX_ENTRY_POINTS) {
-            let _ = writeln!(
-                md,
-                "- `{}` ({}, {}, line {})",
-                node.id,
-                node.role.as_str(),
-                node.kind.as_str(),
-                node.line_start
-            );
-        }
-        if entry_points.len() > MAX_ENTRY_POINTS {
-            let _ = writeln!(md, "- … and {} more", entry_points.len() - MAX_ENTRY_POINTS);
-        }
+    if entry_points.is_empty() {
+        return;
     }
+    let _ = writeln!(md, "\n## Entry points\n");
+    for node in entry_points.iter().take(MAX_ENTRY_POINTS) {
+        let _ = writeln!(
+            md,
+            "- `{}` ({}, {}, line {})",
+            node.id,
+            node.role.as_str(),
+            node.kind.as_str(),
+            node.line_start
+        );
+    }
+    if entry_points.len() > MAX_ENTRY_POINTS {
+        let _ = writeln!(md, "- … and {} more", entry_points.len() - MAX_ENTRY_POINTS);
+    }
+}
+
+/// Per directory, its most connected symbols (calls, imports, includes, inheritance in and
+/// out), with their layer when there is a config.
+fn connected_symbols(
+    md: &mut String,
+    entries: &[DirectoryCount],
+    per_entry: &mut [Vec<&NodeInfo>],
+    config: Option<&LayerConfig>,
+) {
     let _ = writeln!(
         md,
         "\n## Most connected symbols per directory\n\n`in`/`out` count calls, imports, \
@@ -429,7 +460,6 @@ pub fn symbols_markdown(
         }
         md.push('\n');
     }
-    md
 }
 
 #[cfg(test)]

@@ -78,6 +78,16 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
+/// A search's answer before it is printed.
+struct Found {
+    hits: Vec<search::Hit>,
+    flows: Vec<Vec<search::FlowRow>>,
+    /// Why the ranking is not what was asked (no vectors for a semantic search).
+    note: Option<String>,
+    /// The context pack and its size in tokens, with `--budget`.
+    pack: Option<(String, usize)>,
+}
+
 fn search_command(graph: &Graph, args: &SearchArgs, json: bool) -> Result<String, Failure> {
     let filter = search::Filter {
         layers: layer_indices(graph, &args.layer)?,
@@ -92,50 +102,66 @@ fn search_command(graph: &Graph, args: &SearchArgs, json: bool) -> Result<String
     if let Some(note) = &note {
         eprintln!("tg-query: {note}");
     }
-    if json {
-        let results: Vec<Value> = hits
-            .iter()
-            .zip(&flows)
-            .enumerate()
-            .map(|(rank, (hit, flow))| {
-                let symbol = graph.symbol(hit.symbol);
-                let (intent, source) = search::about(graph, hit.symbol);
-                json!({
-                    "rank": rank + 1,
-                    "id": symbol.id,
-                    "kind": symbol.kind.as_str(),
-                    "layer": graph.layer_name(hit.symbol),
-                    "file": symbol.file,
-                    "line_start": symbol.line_start,
-                    "line_end": symbol.line_end,
-                    "signature": symbol.signature,
-                    "intent": intent,
-                    "intent_source": source,
-                    "score": hit.score,
-                    "lexical_rank": hit.lexical_rank,
-                    "semantic_rank": hit.semantic_rank,
-                    "flow": flow,
-                })
+    let found = Found {
+        hits,
+        flows,
+        note,
+        pack,
+    };
+    Ok(if json {
+        search_json(graph, args, found)
+    } else {
+        search_markdown(graph, args, found)
+    })
+}
+
+fn search_json(graph: &Graph, args: &SearchArgs, found: Found) -> String {
+    let results: Vec<Value> = found
+        .hits
+        .iter()
+        .zip(&found.flows)
+        .enumerate()
+        .map(|(rank, (hit, flow))| {
+            let symbol = graph.symbol(hit.symbol);
+            let (intent, source) = search::about(graph, hit.symbol);
+            json!({
+                "rank": rank + 1,
+                "id": symbol.id,
+                "kind": symbol.kind.as_str(),
+                "layer": graph.layer_name(hit.symbol),
+                "file": symbol.file,
+                "line_start": symbol.line_start,
+                "line_end": symbol.line_end,
+                "signature": symbol.signature,
+                "intent": intent,
+                "intent_source": source,
+                "score": hit.score,
+                "lexical_rank": hit.lexical_rank,
+                "semantic_rank": hit.semantic_rank,
+                "flow": flow,
             })
-            .collect();
-        let mut out = json!({
-            "query": args.text,
-            "mode": format!("{:?}", args.mode).to_lowercase(),
-            "results": results,
-        });
-        if let Some(note) = note {
-            out["note"] = Value::String(note);
-        }
-        if let Some((text, tokens)) = pack {
-            out["context"] = json!({"budget": args.budget, "tokens": tokens, "text": text, "tokens_are": "characters / 4"});
-        }
-        return Ok(out.to_string());
+        })
+        .collect();
+    let mut out = json!({
+        "query": args.text,
+        "mode": format!("{:?}", args.mode).to_lowercase(),
+        "results": results,
+    });
+    if let Some(note) = found.note {
+        out["note"] = Value::String(note);
     }
+    if let Some((text, tokens)) = found.pack {
+        out["context"] = json!({"budget": args.budget, "tokens": tokens, "text": text, "tokens_are": "characters / 4"});
+    }
+    out.to_string()
+}
+
+fn search_markdown(graph: &Graph, args: &SearchArgs, found: Found) -> String {
     let mut text = String::new();
-    if hits.is_empty() {
+    if found.hits.is_empty() {
         text.push_str(&format!("No symbol matches \"{}\".\n", args.text));
     }
-    for (rank, (hit, flow)) in hits.iter().zip(&flows).enumerate() {
+    for (rank, (hit, flow)) in found.hits.iter().zip(&found.flows).enumerate() {
         let symbol = graph.symbol(hit.symbol);
         let ranks = [
             ("lexical", hit.lexical_rank),
@@ -156,34 +182,40 @@ fn search_command(graph: &Graph, args: &SearchArgs, json: bool) -> Result<String
                 ranks
             }
         ));
-        for row in flow {
-            let short = |id: &str| id.split_once("::").map_or(id, |(_, q)| q).to_string();
-            let name = match (&row.via, row.depth) {
-                (_, 0) => short(&row.id),
-                (Some(via), depth) if depth > 1 => {
-                    format!("→ {} (via {})", short(&row.id), short(via))
-                }
-                _ => format!("→ {}", short(&row.id)),
-            };
-            text.push_str(&format!(
-                "| {} | {} | {} | {}:{}-{} |\n",
-                cell(&row.layer),
-                cell(&name),
-                cell(row.intent.as_deref().unwrap_or("")),
-                row.file,
-                row.line_start,
-                row.line_end
-            ));
-        }
+        flow_rows(&mut text, flow);
         text.push('\n');
     }
-    if let Some((pack, tokens)) = pack {
+    if let Some((pack, tokens)) = found.pack {
         text.push_str(&format!(
             "## Context pack ({tokens} of {} tokens, 4 characters per token)\n\n```\n{pack}```\n",
             args.budget.unwrap_or(0)
         ));
     }
-    Ok(text)
+    text
+}
+
+/// A hit's execution flow as table rows: the hit, then what it calls (`via` the caller when
+/// deeper than one call).
+fn flow_rows(text: &mut String, flow: &[search::FlowRow]) {
+    for row in flow {
+        let short = |id: &str| id.split_once("::").map_or(id, |(_, q)| q).to_string();
+        let name = match (&row.via, row.depth) {
+            (_, 0) => short(&row.id),
+            (Some(via), depth) if depth > 1 => {
+                format!("→ {} (via {})", short(&row.id), short(via))
+            }
+            _ => format!("→ {}", short(&row.id)),
+        };
+        text.push_str(&format!(
+            "| {} | {} | {} | {}:{}-{} |\n",
+            cell(&row.layer),
+            cell(&name),
+            cell(row.intent.as_deref().unwrap_or("")),
+            row.file,
+            row.line_start,
+            row.line_end
+        ));
+    }
 }
 
 fn trace_command(graph: &Graph, args: &TraceArgs, json: bool) -> Result<String, Failure> {

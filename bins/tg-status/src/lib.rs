@@ -12,7 +12,8 @@ use tg_shared::artifacts::{self, graph::GraphWriter, state::SavedState};
 use tg_shared::contract::{self, Done};
 use tg_shared::exit;
 use tg_shared::freshness;
-use tg_shared::record::{Record, Status};
+use tg_shared::ndjson::Item;
+use tg_shared::record::{Record, Status, Summary};
 use tg_shared::stage::{Failure, Input, Output, Progress, StreamCheck};
 use tg_shared::store::{self, Store};
 
@@ -39,6 +40,135 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     out.finish()
 }
 
+/// What the state is made of, gathered from the stream.
+#[derive(Default)]
+struct Seen {
+    /// The first blocking status in pipeline order, by its rank.
+    blocking: Option<(usize, Status)>,
+    /// Source files and their content hashes.
+    files: BTreeMap<String, String>,
+    /// Files tg-extract saw and did not extract.
+    skipped: Vec<String>,
+    nodes: u64,
+    edges: u64,
+    layers: u64,
+    embeddings_ready: bool,
+    /// How tg-extract walked (its summary says), for the freshness checks to walk alike.
+    walk_exclude: Vec<String>,
+    no_ignore: bool,
+    /// Plan candidates, and the nodes whose intent was written for their present source.
+    candidates: BTreeSet<String>,
+    current: BTreeSet<String>,
+}
+
+impl Seen {
+    /// Takes in one record, writing it to graph.json when it belongs there.
+    fn observe(&mut self, item: &Item, graph: &mut GraphWriter) -> std::io::Result<()> {
+        match &item.record {
+            Some(Record::Node(node)) => {
+                self.nodes += 1;
+                if node.intent_written_for_source() {
+                    self.current.insert(node.id.clone());
+                }
+                graph.node(&item.raw)
+            }
+            Some(Record::Candidate(candidate)) => {
+                self.candidates.insert(candidate.id.clone());
+                Ok(())
+            }
+            Some(Record::Edge(_)) => {
+                self.edges += 1;
+                graph.edge(&item.raw)
+            }
+            Some(Record::Layer(_)) => {
+                self.layers += 1;
+                graph.layer(&item.raw)
+            }
+            Some(Record::File(file)) => {
+                self.files.insert(file.path.clone(), file.hash.clone());
+                graph.file(&item.raw)
+            }
+            Some(Record::Diagnostic(diagnostic)) => {
+                if let Some(file) = &diagnostic.file {
+                    if SKIP_CODES.contains(&diagnostic.code.as_str()) {
+                        self.skipped.push(file.clone());
+                    }
+                }
+                Ok(())
+            }
+            Some(Record::Status(status)) => {
+                if let Some(rank) = contract::blocking_rank(&status.status) {
+                    if self.blocking.as_ref().is_none_or(|(r, _)| rank < *r) {
+                        self.blocking = Some((rank, status.clone()));
+                    }
+                }
+                Ok(())
+            }
+            Some(Record::Summary(summary)) => {
+                self.summary(summary);
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A stage that embeds says so in its summary (`embeddings_ready`); tg-extract's says how
+    /// it walked.
+    fn summary(&mut self, summary: &Summary) {
+        if let Some(Value::Bool(ready)) = summary.counts.get("embeddings_ready") {
+            self.embeddings_ready = *ready;
+        }
+        if summary.stage == "tg-extract" {
+            if let Some(Value::Array(globs)) = summary.counts.get("exclude") {
+                self.walk_exclude = globs
+                    .iter()
+                    .filter_map(|g| g.as_str().map(str::to_string))
+                    .collect();
+            }
+            self.no_ignore = summary.counts.get("no_ignore") == Some(&Value::Bool(true));
+        }
+    }
+
+    /// The contract payload: the first blocking status, else `done` with counts.
+    fn payload(&self, store: &Store) -> Value {
+        match &self.blocking {
+            Some((_, status)) => contract::payload(status),
+            None => contract::payload(&contract::status(
+                contract::DONE,
+                &Done {
+                    nodes_count: self.nodes,
+                    edges_count: self.edges,
+                    layers_count: self.layers,
+                    embeddings_ready: self.embeddings_ready,
+                    enriched: self.candidates.intersection(&self.current).count() as u64,
+                    declined: declined_count(store, &self.candidates, &self.current),
+                },
+            )),
+        }
+    }
+
+    /// What state.json keeps: the payload and what the freshness checks compare against.
+    fn into_state(mut self, payload: Value, store: &Store) -> SavedState {
+        self.skipped.sort();
+        self.skipped.dedup();
+        let skipped_stamps = self
+            .skipped
+            .iter()
+            .filter_map(|f| store::stamp(&store.root().join(f)).map(|s| (f.clone(), s)))
+            .collect();
+        SavedState {
+            payload,
+            files: self.files,
+            skipped: self.skipped,
+            skipped_stamps,
+            config_hash: freshness::config_hash(store),
+            decisions_hash: freshness::decisions_hash(store),
+            exclude: self.walk_exclude,
+            no_ignore: self.no_ignore,
+        }
+    }
+}
+
 /// Reads the whole stream, writes graph.json and state.json, and returns the payload; `None`
 /// when stdin was empty (`tg-status < /dev/null`, a harness without a terminal): then the
 /// caller reports the last build instead.
@@ -49,123 +179,25 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
     if first.is_none() && cli.input.is_none() {
         return Ok(None);
     }
-    let mut graph = GraphWriter::create(store)
-        .map_err(|e| Failure::cant_write(&store.path(artifacts::GRAPH), &e))?;
-    let mut blocking: Option<(usize, Status)> = None;
-    let mut files = BTreeMap::new();
-    let mut skipped = Vec::new();
-    let (mut nodes, mut edges, mut layers) = (0u64, 0u64, 0u64);
-    let mut embeddings_ready = false;
-    // How tg-extract walked (its summary says), for the freshness checks to walk alike.
-    let mut walk_exclude: Vec<String> = Vec::new();
-    let mut no_ignore = false;
-    // Plan candidates, and the nodes whose intent was written for their present source.
-    let mut candidates: BTreeSet<String> = BTreeSet::new();
-    let mut current: BTreeSet<String> = BTreeSet::new();
+    let graph_failure = |e: std::io::Error| Failure::cant_write(&store.path(artifacts::GRAPH), &e);
+    let mut graph = GraphWriter::create(store).map_err(graph_failure)?;
+    let mut seen = Seen::default();
     let mut pending = first;
     while let Some(item) = pending.take().or_else(|| input.next_item(&mut stream)) {
-        let item = item?;
-        let written = match &item.record {
-            Some(Record::Node(node)) => {
-                nodes += 1;
-                if node.intent_written_for_source() {
-                    current.insert(node.id.clone());
-                }
-                graph.node(&item.raw)
-            }
-            Some(Record::Candidate(candidate)) => {
-                candidates.insert(candidate.id.clone());
-                Ok(())
-            }
-            Some(Record::Edge(_)) => {
-                edges += 1;
-                graph.edge(&item.raw)
-            }
-            Some(Record::Layer(_)) => {
-                layers += 1;
-                graph.layer(&item.raw)
-            }
-            Some(Record::File(file)) => {
-                files.insert(file.path.clone(), file.hash.clone());
-                graph.file(&item.raw)
-            }
-            Some(Record::Diagnostic(diagnostic)) => {
-                if let Some(file) = &diagnostic.file {
-                    if SKIP_CODES.contains(&diagnostic.code.as_str()) {
-                        skipped.push(file.clone());
-                    }
-                }
-                Ok(())
-            }
-            Some(Record::Status(status)) => {
-                if let Some(rank) = contract::blocking_rank(&status.status) {
-                    if blocking.as_ref().is_none_or(|(r, _)| rank < *r) {
-                        blocking = Some((rank, status.clone()));
-                    }
-                }
-                Ok(())
-            }
-            // A stage that embeds says so in its summary (`embeddings_ready`).
-            Some(Record::Summary(summary)) => {
-                if let Some(Value::Bool(ready)) = summary.counts.get("embeddings_ready") {
-                    embeddings_ready = *ready;
-                }
-                if summary.stage == "tg-extract" {
-                    if let Some(Value::Array(globs)) = summary.counts.get("exclude") {
-                        walk_exclude = globs
-                            .iter()
-                            .filter_map(|g| g.as_str().map(str::to_string))
-                            .collect();
-                    }
-                    no_ignore = summary.counts.get("no_ignore") == Some(&Value::Bool(true));
-                }
-                Ok(())
-            }
-            _ => Ok(()),
-        };
-        written.map_err(|e| Failure::cant_write(&store.path(artifacts::GRAPH), &e))?;
+        seen.observe(&item?, &mut graph).map_err(graph_failure)?;
     }
     // A truncated stream commits nothing: the graph file is dropped uncommitted.
     stream.finish(&input.name)?;
-    let payload = match blocking {
-        Some((_, status)) => contract::payload(&status),
-        None => contract::payload(&contract::status(
-            contract::DONE,
-            &Done {
-                nodes_count: nodes,
-                edges_count: edges,
-                layers_count: layers,
-                embeddings_ready,
-                enriched: candidates.intersection(&current).count() as u64,
-                declined: declined_count(store, &candidates, &current),
-            },
-        )),
-    };
-    skipped.sort();
-    skipped.dedup();
-    let skipped_stamps = skipped
-        .iter()
-        .filter_map(|f| store::stamp(&store.root().join(f)).map(|s| (f.clone(), s)))
-        .collect();
-    let state = SavedState {
-        payload: payload.clone(),
-        files,
-        skipped,
-        skipped_stamps,
-        config_hash: freshness::config_hash(store),
-        decisions_hash: freshness::decisions_hash(store),
-        exclude: walk_exclude,
-        no_ignore,
-    };
-    let state_json = state
+    let payload = seen.payload(store);
+    let (nodes, edges, layers) = (seen.nodes, seen.edges, seen.layers);
+    let state_json = seen
+        .into_state(payload.clone(), store)
         .to_bytes()
         .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise the state: {e}")))?;
     let _lock = store
         .lock()
         .map_err(|e| Failure::cant_write(&store.lock_path(), &e))?;
-    graph
-        .commit()
-        .map_err(|e| Failure::cant_write(&store.path(artifacts::GRAPH), &e))?;
+    graph.commit().map_err(graph_failure)?;
     SavedState::write(store, &state_json)
         .map_err(|e| Failure::cant_write(&store.path(artifacts::STATE), &e))?;
     Progress::new(STAGE, cli.stage.quiet).say(format_args!(

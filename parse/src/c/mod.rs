@@ -111,134 +111,34 @@ fn walk<'t>(
         let mut scope = task.scope;
         match node.kind() {
             "function_definition" => {
-                if let Some(name) = node
-                    .child_by_field_name("declarator")
-                    .and_then(|d| function_name(d, source))
-                {
-                    let body = node.child_by_field_name("body");
-                    scope = push_symbol(
-                        facts,
-                        NodeKind::Function,
-                        name.to_string(),
-                        name.to_string(),
-                        node,
-                        header_before(node, body, source),
-                        task.doc,
-                        source,
-                    );
+                if let Some(function) = function_definition(facts, node, task.doc, source) {
+                    scope = function;
                 }
             }
             "struct_specifier" | "union_specifier" | "enum_specifier" => {
-                let body = node.child_by_field_name("body");
-                if let (Some(name), Some(_)) = (node.child_by_field_name("name"), body) {
-                    let (kind, tag) = match node.kind() {
-                        "struct_specifier" => (NodeKind::Struct, "struct"),
-                        "union_specifier" => (NodeKind::Union, "union"),
-                        _ => (NodeKind::Enum, "enum"),
-                    };
-                    let name = text(name, source);
-                    push_symbol(
-                        facts,
-                        kind,
-                        name.to_string(),
-                        format!("{tag} {name}"),
-                        node,
-                        header_before(node, body, source),
-                        task.doc,
-                        source,
-                    );
-                }
+                tagged_type(facts, node, task.doc, source);
             }
             "type_definition" => {
                 let declarators: Vec<Node> = node
                     .children_by_field_name("declarator", &mut cursor)
                     .collect();
-                for declarator in declarators {
-                    if let Some(name) = type_name(declarator, source) {
-                        let signature = match node.child_by_field_name("type") {
-                            Some(ty) if ty.child_by_field_name("body").is_some() => format!(
-                                "typedef {} {{…}} {}",
-                                header_before(ty, ty.child_by_field_name("body"), source),
-                                one_line(text(declarator, source))
-                            ),
-                            _ => one_line(text(node, source).trim_end_matches(';')),
-                        };
-                        push_symbol(
-                            facts,
-                            NodeKind::Typedef,
-                            name.to_string(),
-                            name.to_string(),
-                            node,
-                            signature,
-                            task.doc,
-                            source,
-                        );
-                    }
-                }
+                type_definitions(facts, node, &declarators, task.doc, source);
             }
             "preproc_function_def" => {
-                if let Some(name) = node.child_by_field_name("name") {
-                    let name = text(name, source);
-                    let params = node
-                        .child_by_field_name("parameters")
-                        .map_or("", |p| text(p, source));
-                    push_symbol(
-                        facts,
-                        NodeKind::Macro,
-                        name.to_string(),
-                        name.to_string(),
-                        node,
-                        one_line(&format!("#define {name}{params}")),
-                        task.doc,
-                        source,
-                    );
-                }
+                function_macro(facts, node, task.doc, source);
                 continue;
             }
             "preproc_def" => {
-                let value = node
-                    .child_by_field_name("value")
-                    .map(|v| text(v, source).trim());
-                if value.is_some_and(|v| {
-                    !v.is_empty() && v.chars().all(|c| c.is_alphanumeric() || c == '_')
-                }) {
+                if is_name_alias(node, source) {
                     aliases.push(node);
                 }
                 continue;
             }
             "preproc_include" => {
-                if let Some(include) = node.child_by_field_name("path") {
-                    let raw = text(include, source);
-                    let name = raw.trim_matches(|c| c == '"' || c == '<' || c == '>');
-                    let mut target = Vec::new();
-                    if include.kind() == "string_literal" {
-                        if let Some(local) = normalize_join(dir, name) {
-                            target.push(ModuleRef::Path(local));
-                        }
-                    }
-                    target.push(ModuleRef::Key(name.trim_start_matches("./").to_string()));
-                    facts.imports.push(Import {
-                        scope: 0,
-                        line: start_line(node),
-                        edge: Some(EdgeKind::Includes),
-                        target,
-                        binding: Binding::None,
-                    });
-                }
+                include(facts, node, dir, source);
                 continue;
             }
-            "call_expression" => {
-                if let Some(function) = node.child_by_field_name("function") {
-                    if function.kind() == "identifier" {
-                        facts.refs.push(Reference {
-                            scope: task.scope,
-                            line: start_line(node),
-                            kind: RefKind::Call,
-                            target: Target::Name(text(function, source).to_string()),
-                        });
-                    }
-                }
-            }
+            "call_expression" => call(facts, node, task.scope, source),
             "comment" | "string_literal" | "char_literal" | "number_literal" => continue,
             _ => {}
         }
@@ -257,6 +157,152 @@ fn walk<'t>(
             }
         }
         stack.extend(children.drain(..).rev());
+    }
+}
+
+/// A function definition; its symbol is the scope of the calls inside.
+fn function_definition(
+    facts: &mut FileFacts,
+    node: Node,
+    doc: Option<Node>,
+    source: &str,
+) -> Option<u32> {
+    let name = node
+        .child_by_field_name("declarator")
+        .and_then(|d| function_name(d, source))?;
+    let body = node.child_by_field_name("body");
+    Some(push_symbol(
+        facts,
+        NodeKind::Function,
+        name.to_string(),
+        name.to_string(),
+        node,
+        header_before(node, body, source),
+        doc,
+        source,
+    ))
+}
+
+/// A struct, union or enum with a body (a bare `struct x` only names one).
+fn tagged_type(facts: &mut FileFacts, node: Node, doc: Option<Node>, source: &str) {
+    let body = node.child_by_field_name("body");
+    let (Some(name), Some(_)) = (node.child_by_field_name("name"), body) else {
+        return;
+    };
+    let (kind, tag) = match node.kind() {
+        "struct_specifier" => (NodeKind::Struct, "struct"),
+        "union_specifier" => (NodeKind::Union, "union"),
+        _ => (NodeKind::Enum, "enum"),
+    };
+    let name = text(name, source);
+    push_symbol(
+        facts,
+        kind,
+        name.to_string(),
+        format!("{tag} {name}"),
+        node,
+        header_before(node, body, source),
+        doc,
+        source,
+    );
+}
+
+/// Each name a `typedef` declares.
+fn type_definitions(
+    facts: &mut FileFacts,
+    node: Node,
+    declarators: &[Node],
+    doc: Option<Node>,
+    source: &str,
+) {
+    for &declarator in declarators {
+        let Some(name) = type_name(declarator, source) else {
+            continue;
+        };
+        let signature = match node.child_by_field_name("type") {
+            Some(ty) if ty.child_by_field_name("body").is_some() => format!(
+                "typedef {} {{…}} {}",
+                header_before(ty, ty.child_by_field_name("body"), source),
+                one_line(text(declarator, source))
+            ),
+            _ => one_line(text(node, source).trim_end_matches(';')),
+        };
+        push_symbol(
+            facts,
+            NodeKind::Typedef,
+            name.to_string(),
+            name.to_string(),
+            node,
+            signature,
+            doc,
+            source,
+        );
+    }
+}
+
+/// A function-like macro (`#define MAX(a, b) ...`).
+fn function_macro(facts: &mut FileFacts, node: Node, doc: Option<Node>, source: &str) {
+    let Some(name) = node.child_by_field_name("name") else {
+        return;
+    };
+    let name = text(name, source);
+    let params = node
+        .child_by_field_name("parameters")
+        .map_or("", |p| text(p, source));
+    push_symbol(
+        facts,
+        NodeKind::Macro,
+        name.to_string(),
+        name.to_string(),
+        node,
+        one_line(&format!("#define {name}{params}")),
+        doc,
+        source,
+    );
+}
+
+/// An object-like macro whose value is one name (`#define xmemcpy memcpy`).
+fn is_name_alias(node: Node, source: &str) -> bool {
+    node.child_by_field_name("value")
+        .map(|v| text(v, source).trim())
+        .is_some_and(|v| !v.is_empty() && v.chars().all(|c| c.is_alphanumeric() || c == '_'))
+}
+
+/// An `#include`: a quoted one is tried beside the including file first, then by suffix.
+fn include(facts: &mut FileFacts, node: Node, dir: &str, source: &str) {
+    let Some(include) = node.child_by_field_name("path") else {
+        return;
+    };
+    let raw = text(include, source);
+    let name = raw.trim_matches(|c| c == '"' || c == '<' || c == '>');
+    let mut target = Vec::new();
+    if include.kind() == "string_literal" {
+        if let Some(local) = normalize_join(dir, name) {
+            target.push(ModuleRef::Path(local));
+        }
+    }
+    target.push(ModuleRef::Key(name.trim_start_matches("./").to_string()));
+    facts.imports.push(Import {
+        scope: 0,
+        line: start_line(node),
+        edge: Some(EdgeKind::Includes),
+        target,
+        binding: Binding::None,
+    });
+}
+
+/// A call of a function by name (calls through pointers and members bind nothing).
+fn call(facts: &mut FileFacts, node: Node, scope: u32, source: &str) {
+    let Some(function) = node.child_by_field_name("function") else {
+        return;
+    };
+    if function.kind() == "identifier" {
+        facts.refs.push(Reference {
+            scope,
+            line: start_line(node),
+            kind: RefKind::Call,
+            target: Target::Name(text(function, source).to_string()),
+        });
     }
 }
 
