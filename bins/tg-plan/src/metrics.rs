@@ -43,17 +43,21 @@ impl Graph {
     }
 }
 
-/// PageRank with damping 0.85 and 50 iterations; a dependency passes rank to what it depends
-/// on, and nodes with no dependencies spread theirs evenly.
+/// PageRank's damping factor (the usual one) and its fixed number of iterations.
+const DAMPING: f64 = 0.85;
+const PAGERANK_ITERATIONS: usize = 50;
+
+/// PageRank with damping [`DAMPING`] and [`PAGERANK_ITERATIONS`] iterations; a dependency
+/// passes rank to what it depends on, and nodes with no dependencies spread theirs evenly.
 pub fn pagerank(graph: &Graph) -> Vec<f64> {
     let n = graph.len();
     if n == 0 {
         return Vec::new();
     }
-    let damping = 0.85;
+    let damping = DAMPING;
     let base = (1.0 - damping) / n as f64;
     let mut rank = vec![1.0 / n as f64; n];
-    for _ in 0..50 {
+    for _ in 0..PAGERANK_ITERATIONS {
         let dangling: f64 = (0..n)
             .filter(|&v| graph.out[v].is_empty())
             .map(|v| rank[v])

@@ -347,6 +347,22 @@ fn fill_by_score(
     chosen.extend(rest.into_iter().take(room));
 }
 
+/// Weights of the score's parts (they sum to 1): how much being on many shortest paths,
+/// being depended upon transitively, being reached from other layers, being called directly,
+/// and being large make a symbol worth summarising.
+const WEIGHT_BETWEENNESS: f64 = 0.35;
+const WEIGHT_PAGERANK: f64 = 0.25;
+const WEIGHT_CROSS_LAYER: f64 = 0.15;
+const WEIGHT_FAN_IN: f64 = 0.1;
+const WEIGHT_SIZE: f64 = 0.15;
+
+/// A hub: in the top share of fan-in or betweenness among the eligible symbols.
+const HUB_SHARE: f64 = 0.01;
+/// A reason worth stating: the top share of betweenness or fan-in.
+const REASON_SHARE: f64 = 0.05;
+/// Fewer callers than this never make a symbol a hub or a fan-in reason.
+const MIN_FAN_IN: usize = 3;
+
 fn scores(m: &Metrics, eligible_ids: &[usize], input: &PlanInput) -> Vec<f64> {
     let size = |i: usize| f64::from(input.nodes[i].lines).ln_1p();
     let max_of = |f: &dyn Fn(usize) -> f64| {
@@ -364,11 +380,11 @@ fn scores(m: &Metrics, eligible_ids: &[usize], input: &PlanInput) -> Vec<f64> {
     (0..m.graph.len())
         .map(|i| {
             round(
-                0.35 * m.betweenness[i] / max_b
-                    + 0.25 * m.pagerank[i] / max_p
-                    + 0.15 * f64::from(m.cross_degree[i]) / max_x
-                    + 0.1 * m.graph.into[i].len() as f64 / max_f
-                    + 0.15 * size(i) / max_s,
+                WEIGHT_BETWEENNESS * m.betweenness[i] / max_b
+                    + WEIGHT_PAGERANK * m.pagerank[i] / max_p
+                    + WEIGHT_CROSS_LAYER * f64::from(m.cross_degree[i]) / max_x
+                    + WEIGHT_FAN_IN * m.graph.into[i].len() as f64 / max_f
+                    + WEIGHT_SIZE * size(i) / max_s,
             )
         })
         .collect()
@@ -459,8 +475,9 @@ fn add_hubs(
         .copied()
         .filter(|&i| {
             let fan_in = m.graph.into[i].len();
-            (fan_in >= 3 && percentile_rank(&fan_ins, fan_in as f64) < 0.01)
-                || (m.betweenness[i] > 0.0 && percentile_rank(&betweens, m.betweenness[i]) < 0.01)
+            (fan_in >= MIN_FAN_IN && percentile_rank(&fan_ins, fan_in as f64) < HUB_SHARE)
+                || (m.betweenness[i] > 0.0
+                    && percentile_rank(&betweens, m.betweenness[i]) < HUB_SHARE)
         })
         .collect();
     hubs.sort_by(|&a, &b| {
@@ -521,12 +538,12 @@ fn describe(
                 ));
             }
             let b_rank = percentile_rank(&betweens, m.betweenness[i]);
-            if m.betweenness[i] > 0.0 && b_rank < 0.05 {
+            if m.betweenness[i] > 0.0 && b_rank < REASON_SHARE {
                 reasons.push(format!("top {}% betweenness", percent(b_rank)));
             }
             let fan_in = m.graph.into[i].len();
             let f_rank = percentile_rank(&fan_ins, fan_in as f64);
-            if fan_in >= 3 && f_rank < 0.05 {
+            if fan_in >= MIN_FAN_IN && f_rank < REASON_SHARE {
                 reasons.push(format!(
                     "used from {fan_in} places in the product (top {}%)",
                     percent(f_rank)

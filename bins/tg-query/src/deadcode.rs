@@ -14,9 +14,9 @@
 //! graph cannot see calls through untyped values, callbacks or `getattr`, and a finding must be
 //! worth acting on.
 //!
-//! Confidence says how likely the finding is really dead: a private function (0.9) or private
-//! method (0.8) is the surest; a public one may be API used from outside; a method may be reached through dynamic
-//! dispatch the resolver cannot see.
+//! Confidence says how likely the finding is really dead: a private function or private method
+//! is the surest; a public one may be API used from outside; a method may be reached through
+//! dynamic dispatch the resolver cannot see.
 
 use crate::graph::{location, source_lines, Graph};
 use regex::Regex;
@@ -24,6 +24,14 @@ use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use tg_shared::record::{NodeKind, Role};
+
+/// How likely a finding is really dead, by what the symbol is: nothing outside its file (or
+/// type) can name a private one; a public one may be API; a method may be reached through
+/// dispatch the graph cannot see.
+const CONFIDENCE_PRIVATE_FUNCTION: f64 = 0.9;
+const CONFIDENCE_PRIVATE_METHOD: f64 = 0.8;
+const CONFIDENCE_PUBLIC_FUNCTION: f64 = 0.7;
+const CONFIDENCE_PUBLIC_METHOD: f64 = 0.5;
 
 #[derive(Debug, Serialize)]
 pub struct Finding {
@@ -267,19 +275,19 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
         };
         let (confidence, why) = match (symbol.kind, private) {
             (NodeKind::Method, true) => (
-                0.8,
+                CONFIDENCE_PRIVATE_METHOD,
                 "private method: nothing in the graph calls it and its name is used nowhere else in the code",
             ),
             (NodeKind::Method, false) => (
-                0.5,
+                CONFIDENCE_PUBLIC_METHOD,
                 "method: nothing in the graph calls it and its name is used nowhere else; dispatch the graph cannot see may still reach it",
             ),
             (_, true) => (
-                0.9,
+                CONFIDENCE_PRIVATE_FUNCTION,
                 "private: no call, import or reference, and its name is used nowhere else",
             ),
             (_, false) => (
-                0.7,
+                CONFIDENCE_PUBLIC_FUNCTION,
                 "public: no call, import or reference in the repository, and its name is used nowhere else; code outside may use it",
             ),
         };
