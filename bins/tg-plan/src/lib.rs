@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use tg_shared::approval;
-use tg_shared::artifacts::{self, plan::PlanFile};
+use tg_shared::artifacts;
 use tg_shared::contract::{self, NeedsConfirmation};
 use tg_shared::exit;
 use tg_shared::intents::IntentStore;
@@ -207,24 +207,6 @@ fn approve(
     );
 }
 
-/// The plan file: the plan's figures and its candidates.
-fn plan_file(plan: &select::Plan) -> PlanFile {
-    PlanFile {
-        eligible: plan.eligible,
-        budget: plan.budget,
-        skipped_trivial: plan.skipped_trivial,
-        skipped_not_product: plan.skipped_not_product,
-        product_edges: plan.product_edges,
-        covered_edges: plan.covered_edges,
-        cross_layer_calls: plan.cross_layer_calls,
-        coverable_calls: plan.coverable_calls,
-        covered_calls: plan.covered_calls,
-        betweenness_covered: plan.betweenness_covered,
-        betweenness: plan.betweenness.clone(),
-        candidates: plan.candidates.clone(),
-    }
-}
-
 /// Where the approval stands after this run.
 struct Decisions {
     /// Candidates needing an intent, not declined.
@@ -247,7 +229,7 @@ fn commit_plan(
     let _lock = store
         .lock()
         .map_err(|e| Failure::cant_write(&store.lock_path(), &e))?;
-    plan_file(plan).write(store)?;
+    plan.write(store)?;
     let approval_path = store.path(artifacts::APPROVAL);
     let (mut approved, mut declined, diagnostic) = load_approval(&approval_path);
     // Declined candidates are never asked about again; new ones are.

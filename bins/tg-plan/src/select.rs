@@ -58,29 +58,8 @@ pub struct PlanInput {
     pub default_layer: Option<String>,
 }
 
-/// The plan and the figures behind it.
-#[derive(Debug, Default)]
-pub struct Plan {
-    pub candidates: Vec<Candidate>,
-    pub eligible: u64,
-    /// The most candidates this repository's plan may hold.
-    pub budget: u64,
-    /// Symbols left out as trivial, and as not product code (tests, examples, tooling,
-    /// generated), among the rankable kinds.
-    pub skipped_trivial: u64,
-    pub skipped_not_product: u64,
-    /// Dependency edges between product symbols (calls, inherits), and those with a candidate
-    /// at an end.
-    pub product_edges: u64,
-    pub covered_edges: u64,
-    pub cross_layer_calls: u64,
-    /// Cross-layer call edges with an eligible endpoint: the ones selection can cover.
-    pub coverable_calls: u64,
-    pub covered_calls: u64,
-    /// Share of all betweenness mass that sits on the candidates.
-    pub betweenness_covered: f64,
-    pub betweenness: String,
-}
+/// The plan and the figures behind it: what `.tldrgraph/plan.json` holds.
+pub use tg_shared::artifacts::plan::PlanFile as Plan;
 
 fn is_rankable(kind: NodeKind) -> bool {
     matches!(

@@ -8,7 +8,6 @@
 //! {"schema":"1.0","nodes":[{"type":"node",...},...],"edges":[...],"layers":[...],"files":[...]}
 //! ```
 
-use crate::exit;
 use crate::record::{Edge, FileRecord, LayerRecord, Node, SCHEMA_VERSION};
 use crate::stage::Failure;
 use crate::store::{AtomicFile, Store};
@@ -33,21 +32,7 @@ impl Graph {
     /// Reads `.tldrgraph/graph.json`: missing is [`exit::NO_INPUT`], malformed [`exit::DATA`]
     /// naming the line; both say how to get a good one.
     pub fn read(store: &Store) -> Result<Graph, Failure> {
-        let path = store.path(super::GRAPH);
-        let bytes = std::fs::read(&path).map_err(|e| {
-            Failure::new(
-                exit::NO_INPUT,
-                format!("cannot read {}: {e}", path.display()),
-            )
-            .with_hint("run `tldrgraph init --json` first: it writes the graph")
-        })?;
-        serde_json::from_slice(&bytes).map_err(|e| {
-            Failure::new(
-                exit::DATA,
-                format!("{}: line {}: {e}", path.display(), e.line()),
-            )
-            .with_hint("run `tldrgraph init --json` again to rewrite it")
-        })
+        super::read_json(store, super::GRAPH, "the graph")
     }
 }
 

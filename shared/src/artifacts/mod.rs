@@ -52,3 +52,31 @@ pub const CACHE_DIR: &str = "cache";
 pub const EXTRACT_CACHE: &str = "extract.bin";
 /// tg-extract's last output, reused when nothing changed (inside [`CACHE_DIR`]).
 pub const EXTRACT_OUTPUT: &str = "extract.out";
+
+/// Reads the JSON artifact `name`, `what` the messages call it: missing is
+/// [`crate::exit::NO_INPUT`], malformed [`crate::exit::DATA`] naming the line; both say how to
+/// get a good one.
+fn read_json<T: serde::de::DeserializeOwned>(
+    store: &crate::store::Store,
+    name: &str,
+    what: &str,
+) -> Result<T, crate::stage::Failure> {
+    use crate::{exit, stage::Failure};
+    let path = store.path(name);
+    let bytes = std::fs::read(&path).map_err(|e| {
+        Failure::new(
+            exit::NO_INPUT,
+            format!("cannot read {}: {e}", path.display()),
+        )
+        .with_hint(format!(
+            "run `tldrgraph init --json` first: it writes {what}"
+        ))
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        Failure::new(
+            exit::DATA,
+            format!("{}: line {}: {e}", path.display(), e.line()),
+        )
+        .with_hint("run `tldrgraph init --json` again to rewrite it")
+    })
+}
