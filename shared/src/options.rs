@@ -169,6 +169,38 @@ pub struct EmbeddingsChoice {
     pub embeddings: Option<Embeddings>,
 }
 
+/// How a stage talks to an HTTP endpoint (tg-enrich's LLM, tg-embed's embeddings).
+#[derive(Debug, Clone, PartialEq, Args, Serialize)]
+pub struct Http {
+    /// Seconds one HTTP request may take, connection to last byte.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub timeout: u64,
+
+    /// Retries of a request answered 429 or 5xx, or timed out, with exponential backoff.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub retries: u32,
+
+    /// Allow plain http to an endpoint other than loopback (the code and the key would travel
+    /// unencrypted); same as TLDRGRAPH_ALLOW_INSECURE_HTTP=1.
+    #[arg(long)]
+    pub allow_insecure_http: bool,
+}
+
+impl Http {
+    /// One request's time limit (at least a second).
+    pub fn timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.timeout.max(1))
+    }
+
+    /// Lets plain http reach a remote endpoint in this process and the ones it starts, when
+    /// asked.
+    pub fn apply(&self) {
+        if self.allow_insecure_http {
+            crate::http::allow_insecure_http();
+        }
+    }
+}
+
 /// How search ranks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize)]
 #[serde(rename_all = "kebab-case")]

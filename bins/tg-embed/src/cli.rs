@@ -2,7 +2,7 @@
 
 use clap::Parser;
 pub use tg_shared::options::Embeddings;
-use tg_shared::options::EmbeddingsChoice;
+use tg_shared::options::{EmbeddingsChoice, Http};
 use tg_shared::stage::{StageArgs, StreamArgs};
 
 /// Embed every symbol of a stream and build the search index (`.tldrgraph/search.bin`,
@@ -29,18 +29,8 @@ pub struct Cli {
     #[command(flatten)]
     pub embedder: EmbeddingsChoice,
 
-    /// Seconds one HTTP request may take.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
-    pub timeout: u64,
-
-    /// Retries of an HTTP request answered 429 or 5xx, or timed out.
-    #[arg(long, value_name = "N", default_value_t = 3)]
-    pub retries: u32,
-
-    /// Allow plain http to an endpoint other than loopback (the code and the key would travel
-    /// unencrypted); same as TLDRGRAPH_ALLOW_INSECURE_HTTP=1.
-    #[arg(long)]
-    pub allow_insecure_http: bool,
+    #[command(flatten)]
+    pub http: Http,
 
     /// Texts per HTTP request.
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=2048))]

@@ -9,7 +9,6 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::time::Duration;
 use tg_shared::artifacts;
 use tg_shared::contract::{self, NeedsEmbeddings};
 use tg_shared::embed;
@@ -216,10 +215,10 @@ fn choose(cli: &Cli) -> Result<Option<Result<Embedder, String>>, Failure> {
             }
         },
     };
-    let timeout = Duration::from_secs(cli.timeout.max(1));
+    let timeout = cli.http.timeout();
     let batch = usize::try_from(cli.http_batch).unwrap_or(64);
     let http = |service| {
-        HttpEmbedder::from_env(service, timeout, cli.retries, batch)
+        HttpEmbedder::from_env(service, timeout, cli.http.retries, batch)
             .map(Embedder::Http)
             .map_err(|e| Failure::new(exit::USAGE, e))
     };
@@ -535,9 +534,7 @@ fn needs_embeddings(reason: &str, model_missing: bool, symbols: u64, rows: u32) 
 }
 
 pub fn run(cli: &Cli) -> Result<(), Failure> {
-    if cli.allow_insecure_http {
-        tg_shared::http::allow_insecure_http();
-    }
+    cli.http.apply();
     let progress = Progress::new(STAGE, cli.stage.quiet);
     let (_, store) = cli.stage.workspace()?;
     let chosen = choose(cli)?;

@@ -151,42 +151,11 @@ pub fn validate(
             ));
         }
         let intent = map.get("intent").and_then(Value::as_str).unwrap_or("");
-        let paragraphs = intent
-            .split('\n')
-            .collect::<Vec<_>>()
-            .split(|line| line.trim().is_empty())
-            .filter(|p| !p.is_empty())
-            .count();
-        if !map.get("intent").is_some_and(Value::is_string) && map.contains_key("intent") {
-            problem("\"intent\" is not a string".into());
-        } else if intent.trim().is_empty() {
-            problem("empty intent".into());
-        } else if intent
-            .chars()
-            .any(|c| c.is_control() && c != '\n' && c != '\t')
-        {
-            problem("the intent contains control characters; give plain text".into());
-        } else if paragraphs > 1 {
-            problem("the intent has several paragraphs; give one line".into());
-        } else if intent.chars().count() > MAX_INTENT_CHARS {
-            problem(format!(
-                "the intent is longer than {MAX_INTENT_CHARS} characters; give one line"
-            ));
+        if let Some(text) = intent_problem(map, intent) {
+            problem(text);
         }
-        let layer = map.get("layer").and_then(Value::as_str).map(str::to_string);
-        if map
-            .get("layer")
-            .is_some_and(|v| !v.is_string() && !v.is_null())
-        {
-            problem("\"layer\" is not a string".into());
-        } else if let Some(layer) = &layer {
-            if !layers.contains(layer) {
-                let known: Vec<&str> = layers.iter().map(String::as_str).collect();
-                problem(format!(
-                    "unknown layer `{layer}` (layers: {})",
-                    known.join(", ")
-                ));
-            }
+        if let Some(text) = layer_problem(map, layers) {
+            problem(text);
         }
         for key in ["inputs", "outputs"] {
             if map
@@ -197,25 +166,7 @@ pub fn validate(
             }
         }
         if ok {
-            let field = |key: &str| map.get(key).filter(|v| !v.is_null()).cloned();
-            let given = Given {
-                layer: map.contains_key("layer"),
-                inputs: map.contains_key("inputs"),
-                outputs: map.contains_key("outputs"),
-            };
-            out.push((
-                StoredIntent {
-                    id: id.to_string(),
-                    intent: intent.split_whitespace().collect::<Vec<_>>().join(" "),
-                    hash: hash.cloned().unwrap_or_default(),
-                    source: SOURCE_AGENT.into(),
-                    model: None,
-                    layer,
-                    inputs: field("inputs"),
-                    outputs: field("outputs"),
-                },
-                given,
-            ));
+            out.push(stored(id, intent, hash.cloned().unwrap_or_default(), map));
         }
     }
     if problems.is_empty() {
@@ -223,6 +174,79 @@ pub fn validate(
     } else {
         Err(problems)
     }
+}
+
+/// What is wrong with an entry's `intent`, if anything: it must be one line of plain text.
+fn intent_problem(map: &serde_json::Map<String, Value>, intent: &str) -> Option<String> {
+    let paragraphs = intent
+        .split('\n')
+        .collect::<Vec<_>>()
+        .split(|line| line.trim().is_empty())
+        .filter(|p| !p.is_empty())
+        .count();
+    if !map.get("intent").is_some_and(Value::is_string) && map.contains_key("intent") {
+        Some("\"intent\" is not a string".into())
+    } else if intent.trim().is_empty() {
+        Some("empty intent".into())
+    } else if intent
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        Some("the intent contains control characters; give plain text".into())
+    } else if paragraphs > 1 {
+        Some("the intent has several paragraphs; give one line".into())
+    } else if intent.chars().count() > MAX_INTENT_CHARS {
+        Some(format!(
+            "the intent is longer than {MAX_INTENT_CHARS} characters; give one line"
+        ))
+    } else {
+        None
+    }
+}
+
+/// What is wrong with an entry's optional `layer`: it must name a layer of the config.
+fn layer_problem(
+    map: &serde_json::Map<String, Value>,
+    layers: &BTreeSet<String>,
+) -> Option<String> {
+    match map.get("layer") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(layer)) if layers.contains(layer) => None,
+        Some(Value::String(layer)) => {
+            let known: Vec<&str> = layers.iter().map(String::as_str).collect();
+            Some(format!(
+                "unknown layer `{layer}` (layers: {})",
+                known.join(", ")
+            ))
+        }
+        Some(_) => Some("\"layer\" is not a string".into()),
+    }
+}
+
+/// A checked entry as it is stored, and which optional keys it gave.
+fn stored(
+    id: &str,
+    intent: &str,
+    hash: String,
+    map: &serde_json::Map<String, Value>,
+) -> (StoredIntent, Given) {
+    let field = |key: &str| map.get(key).filter(|v| !v.is_null()).cloned();
+    let given = Given {
+        layer: map.contains_key("layer"),
+        inputs: map.contains_key("inputs"),
+        outputs: map.contains_key("outputs"),
+    };
+    let intent = StoredIntent {
+        id: id.to_string(),
+        intent: intent.split_whitespace().collect::<Vec<_>>().join(" "),
+        hash,
+        source: SOURCE_AGENT.into(),
+        model: None,
+        layer: map.get("layer").and_then(Value::as_str).map(str::to_string),
+        inputs: field("inputs"),
+        outputs: field("outputs"),
+    };
+    (intent, given)
 }
 
 fn read_answer(file: &Path) -> Result<(String, String), Failure> {

@@ -3,7 +3,7 @@
 use clap::Parser;
 use std::path::PathBuf;
 pub use tg_shared::options::{Enrich, Provider};
-use tg_shared::options::{Enrichment, Llm};
+use tg_shared::options::{Enrichment, Http, Llm};
 use tg_shared::stage::{StageArgs, StreamArgs};
 
 /// Put intents on the approved bottleneck symbols of a planned stream, and ask for the ones
@@ -39,6 +39,9 @@ pub struct Cli {
     #[command(flatten)]
     pub llm: Llm,
 
+    #[command(flatten)]
+    pub http: Http,
+
     /// Store the intents in FILE (`-`: stdin) and exit; no stream is read.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["input", "output"])]
     pub apply: Option<PathBuf>,
@@ -46,19 +49,6 @@ pub struct Cli {
     /// Requests in flight at once.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub concurrency: u64,
-
-    /// Seconds one request may take, connection to last byte.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
-    pub timeout: u64,
-
-    /// Retries of a request answered 429 or 5xx, or timed out, with exponential backoff.
-    #[arg(long, value_name = "N", default_value_t = 3)]
-    pub retries: u32,
-
-    /// Allow plain http to an endpoint other than loopback (the code and the key would travel
-    /// unencrypted); same as TLDRGRAPH_ALLOW_INSECURE_HTTP=1.
-    #[arg(long)]
-    pub allow_insecure_http: bool,
 
     /// Keep the intents of symbols absent from the stream (for a filtered stream).
     #[arg(long)]

@@ -17,9 +17,7 @@ use tg_shared::stage::Failure;
 pub const STAGE: &str = "tg-enrich";
 
 pub fn run(cli: &Cli) -> Result<(), Failure> {
-    if cli.allow_insecure_http {
-        tg_shared::http::allow_insecure_http();
-    }
+    cli.http.apply();
     let (_, store) = cli.stage.workspace()?;
     match &cli.apply {
         Some(file) => apply::run(&store, file, cli.stage.quiet),

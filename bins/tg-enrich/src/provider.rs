@@ -79,8 +79,8 @@ impl ProviderConfig {
         let endpoint = Endpoint::new(
             &base_url,
             api_key,
-            Duration::from_secs(cli.timeout.max(1)),
-            cli.retries,
+            cli.http.timeout(),
+            cli.http.retries,
             Duration::from_millis(backoff_ms),
         )
         .map_err(|e| Failure::new(exit::USAGE, format!("{ENV_BASE_URL}: {e}")))?;

@@ -153,87 +153,99 @@ impl<'a> Resolver<'a> {
         };
         for (f, unit) in units.iter().enumerate() {
             let f = f as u32;
-            let lang = unit.lang.id();
             r.by_path.insert(unit.path, f);
-            let keys = r.by_key.entry(lang).or_default();
+            let keys = r.by_key.entry(unit.lang.id()).or_default();
             let module_keys = unit.lang.module_keys(unit.path, &is_package_dir);
             r.primary_key.push(module_keys.first().cloned());
             for key in module_keys {
                 keys.entry(key).or_default().push(f);
             }
-            for (i, reference) in unit.facts.refs.iter().enumerate() {
-                if reference.kind == RefKind::Inherit {
-                    r.base_refs
-                        .entry((f, reference.scope))
-                        .or_default()
-                        .push(i as u32);
-                }
-            }
-            let symbols = &unit.facts.symbols;
-            for (i, sym) in symbols.iter().enumerate() {
-                let i = i as u32;
-                let Some(parent) = sym.parent else { continue };
-                r.children
-                    .entry((f, parent, sym.name.as_str()))
+            r.index_symbols(f, unit);
+            r.index_scopes(f, unit);
+        }
+        r.add_aliases(aliases);
+        r
+    }
+
+    /// Indexes the symbols of file `f`: children by name, top-level callables, methods by owner
+    /// type, fixtures and types by name.
+    fn index_symbols(&mut self, f: u32, unit: &'a Unit<'a>) {
+        let lang = unit.lang.id();
+        let symbols = &unit.facts.symbols;
+        for (i, sym) in symbols.iter().enumerate() {
+            let i = i as u32;
+            let Some(parent) = sym.parent else { continue };
+            self.children
+                .entry((f, parent, sym.name.as_str()))
+                .or_default()
+                .push(i);
+            let parent_kind = symbols.get(parent as usize).map(|p| p.kind);
+            if sym.kind.is_callable()
+                && sym.kind != NodeKind::Method
+                && matches!(parent_kind, Some(NodeKind::Module | NodeKind::Mod))
+            {
+                self.top_level
+                    .entry((lang, sym.name.as_str()))
                     .or_default()
-                    .push(i);
-                let parent_kind = symbols.get(parent as usize).map(|p| p.kind);
-                if sym.kind.is_callable()
-                    && sym.kind != NodeKind::Method
-                    && matches!(parent_kind, Some(NodeKind::Module | NodeKind::Mod))
-                {
-                    r.top_level
-                        .entry((lang, sym.name.as_str()))
-                        .or_default()
-                        .push((f, i));
-                }
-                if let Some(owner) = sym.owner_type.as_deref() {
-                    r.owned
-                        .entry((lang, owner, sym.name.as_str()))
-                        .or_default()
-                        .push((f, i));
-                }
-                if sym.fixture {
-                    r.fixtures
-                        .entry((lang, sym.name.as_str()))
-                        .or_default()
-                        .push((f, i));
-                }
-                if is_type_like(sym.kind) {
-                    r.types
-                        .entry((lang, sym.name.as_str()))
-                        .or_default()
-                        .push((f, i));
-                }
+                    .push((f, i));
             }
-            for (i, import) in unit.facts.imports.iter().enumerate() {
-                let i = i as u32;
-                match &import.binding {
-                    Binding::None => {}
-                    Binding::Module { name, .. } | Binding::Member { name, .. } => {
-                        r.bindings
-                            .entry((f, import.scope, name.as_str()))
-                            .or_default()
-                            .push(i);
-                    }
-                    Binding::Star { .. } => r.stars.entry((f, import.scope)).or_default().push(i),
-                }
+            if let Some(owner) = sym.owner_type.as_deref() {
+                self.owned
+                    .entry((lang, owner, sym.name.as_str()))
+                    .or_default()
+                    .push((f, i));
             }
-            for (scope, name) in &unit.facts.locals {
-                r.locals.insert((f, *scope, name.as_str()));
+            if sym.fixture {
+                self.fixtures
+                    .entry((lang, sym.name.as_str()))
+                    .or_default()
+                    .push((f, i));
             }
-            for (i, fact) in unit.facts.types.iter().enumerate() {
-                let map = match fact.slot {
-                    TypeSlot::Variable => &mut r.var_types,
-                    TypeSlot::Attribute => &mut r.attr_types,
-                };
-                map.entry((f, fact.scope, fact.name.as_str()))
+            if is_type_like(sym.kind) {
+                self.types
+                    .entry((lang, sym.name.as_str()))
+                    .or_default()
+                    .push((f, i));
+            }
+        }
+    }
+
+    /// Indexes what the scopes of file `f` bind: base-class references, imported names and
+    /// star imports, locals, and the types of variables and attributes.
+    fn index_scopes(&mut self, f: u32, unit: &'a Unit<'a>) {
+        for (i, reference) in unit.facts.refs.iter().enumerate() {
+            if reference.kind == RefKind::Inherit {
+                self.base_refs
+                    .entry((f, reference.scope))
                     .or_default()
                     .push(i as u32);
             }
         }
-        r.add_aliases(aliases);
-        r
+        for (i, import) in unit.facts.imports.iter().enumerate() {
+            let i = i as u32;
+            match &import.binding {
+                Binding::None => {}
+                Binding::Module { name, .. } | Binding::Member { name, .. } => {
+                    self.bindings
+                        .entry((f, import.scope, name.as_str()))
+                        .or_default()
+                        .push(i);
+                }
+                Binding::Star { .. } => self.stars.entry((f, import.scope)).or_default().push(i),
+            }
+        }
+        for (scope, name) in &unit.facts.locals {
+            self.locals.insert((f, *scope, name.as_str()));
+        }
+        for (i, fact) in unit.facts.types.iter().enumerate() {
+            let map = match fact.slot {
+                TypeSlot::Variable => &mut self.var_types,
+                TypeSlot::Attribute => &mut self.attr_types,
+            };
+            map.entry((f, fact.scope, fact.name.as_str()))
+                .or_default()
+                .push(i as u32);
+        }
     }
 
     /// Registers `tg_shared::stage` beside `shared/crate::stage`, and so on for every module of

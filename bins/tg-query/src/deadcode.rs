@@ -24,6 +24,7 @@ use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use tg_shared::record::{NodeKind, Role};
+use tg_shared::search::IndexSymbol;
 
 /// How likely a finding is really dead, by what the symbol is: nothing outside its file (or
 /// type) can name a private one; a public one may be API; a method may be reached through
@@ -205,19 +206,109 @@ fn preamble(root: &Path, file: &str, line: u32) -> Vec<String> {
     out
 }
 
-pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
-    let symbols = &graph.index.symbols;
-    let files: BTreeSet<&str> = symbols.iter().map(|s| s.file.as_str()).collect();
-    let exports = python_exports(root, &files);
-    let headers = header_words(root, &files);
-    let (words, reflective) = scan_code(root, &files);
-    let (config_words, config_paths) = config_references(root);
-    let rust_library = root.join("src/lib.rs").exists()
-        || files
+/// What the repository says about its names beyond the graph, read once.
+struct Evidence {
+    /// Python `__all__` lists, by file.
+    exports: HashMap<String, BTreeSet<String>>,
+    /// Names C headers declare.
+    headers: BTreeSet<String>,
+    /// How often each word occurs in the code, and the files that look names up at run time.
+    words: HashMap<String, u32>,
+    reflective: BTreeSet<String>,
+    /// Names and paths the repository's configuration files refer to.
+    config_words: BTreeSet<String>,
+    config_paths: BTreeSet<String>,
+    /// The repository is (or holds) a Rust library, whose `pub` items are its API.
+    rust_library: bool,
+}
+
+impl Evidence {
+    fn read(graph: &Graph, root: &Path) -> Self {
+        let files: BTreeSet<&str> = graph
+            .index
+            .symbols
             .iter()
-            .any(|f| f.ends_with("/lib.rs") || *f == "lib.rs");
+            .map(|s| s.file.as_str())
+            .collect();
+        let (words, reflective) = scan_code(root, &files);
+        let (config_words, config_paths) = config_references(root);
+        Evidence {
+            exports: python_exports(root, &files),
+            headers: header_words(root, &files),
+            words,
+            reflective,
+            config_words,
+            config_paths,
+            rust_library: root.join("src/lib.rs").exists()
+                || files
+                    .iter()
+                    .any(|f| f.ends_with("/lib.rs") || *f == "lib.rs"),
+        }
+    }
+
+    /// Whether something outside the graph may call `symbol`: an entry point, a test, an
+    /// export, a name used elsewhere, API of a library, a trait method.
+    fn reached_from_outside(&self, graph: &Graph, symbol: &IndexSymbol, lines: &[String]) -> bool {
+        let name = symbol.name.as_str();
+        let lang = language(&symbol.file);
+        let parent = symbol.parent.map(|p| graph.symbol(p));
+        let decorated = lines.iter().any(|l| l.starts_with('@'));
+        let attributes: Vec<&String> = lines.iter().filter(|l| l.starts_with("#[")).collect();
+        let definition = lines.first().map_or("", String::as_str);
+        name == "main"
+            || symbol.role != Role::Product
+            || self.words.get(name).copied().unwrap_or(0) > 1
+            || symbol.file.ends_with("__main__.py")
+            || self.config_words.contains(name)
+            || self.config_paths.contains(&symbol.file)
+            || symbol.implements.is_some()
+            || parent.is_some_and(|p| p.kind == NodeKind::Trait)
+            || name.starts_with("test")
+            || (name.starts_with("__") && name.ends_with("__"))
+            || decorated
+            || attributes
+                .iter()
+                .any(|a| a.contains("test") || a.contains("no_mangle"))
+            || self
+                .exports
+                .get(&symbol.file)
+                .is_some_and(|names| names.contains(name))
+            || (lang == "c" && !definition.contains("static") && self.headers.contains(name))
+            || (lang == "rust" && self.rust_library && definition.starts_with("pub"))
+            || (lang == "rust"
+                && parent.is_some_and(|p| {
+                    p.kind == NodeKind::Impl
+                        && p.signature.as_deref().is_some_and(|s| s.contains(" for "))
+                }))
+    }
+}
+
+/// How sure a finding is, and why, by what the symbol is.
+fn verdict(kind: NodeKind, private: bool) -> (f64, &'static str) {
+    match (kind, private) {
+        (NodeKind::Method, true) => (
+            CONFIDENCE_PRIVATE_METHOD,
+            "private method: nothing in the graph calls it and its name is used nowhere else in the code",
+        ),
+        (NodeKind::Method, false) => (
+            CONFIDENCE_PUBLIC_METHOD,
+            "method: nothing in the graph calls it and its name is used nowhere else; dispatch the graph cannot see may still reach it",
+        ),
+        (_, true) => (
+            CONFIDENCE_PRIVATE_FUNCTION,
+            "private: no call, import or reference, and its name is used nowhere else",
+        ),
+        (_, false) => (
+            CONFIDENCE_PUBLIC_FUNCTION,
+            "public: no call, import or reference in the repository, and its name is used nowhere else; code outside may use it",
+        ),
+    }
+}
+
+pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
+    let evidence = Evidence::read(graph, root);
     let mut findings = Vec::new();
-    for (i, symbol) in symbols.iter().enumerate() {
+    for (i, symbol) in graph.index.symbols.iter().enumerate() {
         if !matches!(symbol.kind, NodeKind::Function | NodeKind::Method) {
             continue;
         }
@@ -227,70 +318,25 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
         if referenced {
             continue;
         }
-        let name = symbol.name.as_str();
-        let lang = language(&symbol.file);
-        let parent = symbol.parent.map(|p| graph.symbol(p));
         let lines = preamble(root, &symbol.file, symbol.line_start);
-        let decorated = lines.iter().any(|l| l.starts_with('@'));
-        let attributes: Vec<&String> = lines.iter().filter(|l| l.starts_with("#[")).collect();
-        let definition = lines.first().map_or("", String::as_str);
-        let excluded = name == "main"
-            || symbol.role != Role::Product
-            || words.get(name).copied().unwrap_or(0) > 1
-            || symbol.file.ends_with("__main__.py")
-            || config_words.contains(name)
-            || config_paths.contains(&symbol.file)
-            || symbol.implements.is_some()
-            || parent.is_some_and(|p| p.kind == NodeKind::Trait)
-            || name.starts_with("test")
-            || (name.starts_with("__") && name.ends_with("__"))
-            || decorated
-            || attributes
-                .iter()
-                .any(|a| a.contains("test") || a.contains("no_mangle"))
-            || exports
-                .get(&symbol.file)
-                .is_some_and(|names| names.contains(name))
-            || (lang == "c" && !definition.contains("static") && headers.contains(name))
-            || (lang == "rust" && rust_library && definition.starts_with("pub"))
-            || (lang == "rust"
-                && parent.is_some_and(|p| {
-                    p.kind == NodeKind::Impl
-                        && p.signature.as_deref().is_some_and(|s| s.contains(" for "))
-                }));
-        if excluded {
+        if evidence.reached_from_outside(graph, symbol, &lines) {
             continue;
         }
-        let private = name.starts_with('_')
+        let lang = language(&symbol.file);
+        let definition = lines.first().map_or("", String::as_str);
+        let private = symbol.name.starts_with('_')
             || (lang == "c" && definition.contains("static"))
             || (lang == "rust" && !definition.starts_with("pub"));
         // Dispatch the resolver cannot follow: a public method (an untyped receiver, a base
         // class's call) or any function of a file that looks names up at run time.
-        let dynamic = if reflective.contains(&symbol.file) {
+        let dynamic = if evidence.reflective.contains(&symbol.file) {
             Some("its file looks names up at run time (getattr, importlib): a call by name may reach it")
         } else if symbol.kind == NodeKind::Method && !private {
             Some("a public method: a call through a receiver of unknown type or a base class may reach it")
         } else {
             None
         };
-        let (confidence, why) = match (symbol.kind, private) {
-            (NodeKind::Method, true) => (
-                CONFIDENCE_PRIVATE_METHOD,
-                "private method: nothing in the graph calls it and its name is used nowhere else in the code",
-            ),
-            (NodeKind::Method, false) => (
-                CONFIDENCE_PUBLIC_METHOD,
-                "method: nothing in the graph calls it and its name is used nowhere else; dispatch the graph cannot see may still reach it",
-            ),
-            (_, true) => (
-                CONFIDENCE_PRIVATE_FUNCTION,
-                "private: no call, import or reference, and its name is used nowhere else",
-            ),
-            (_, false) => (
-                CONFIDENCE_PUBLIC_FUNCTION,
-                "public: no call, import or reference in the repository, and its name is used nowhere else; code outside may use it",
-            ),
-        };
+        let (confidence, why) = verdict(symbol.kind, private);
         findings.push(Finding {
             id: symbol.id.clone(),
             status: if dynamic.is_some() { "unknown" } else { "dead" },
