@@ -784,6 +784,58 @@ fn a_partial_approval_that_declines_the_rest_ends_and_stays_ended() {
     );
 }
 
+/// Declining the rest after approving everything (the dogfood case: an agent that approved the
+/// whole plan and wants to stop) declines the approved candidates still without an intent too,
+/// so `init` ends, as `approve --decline-rest` says it does.
+#[test]
+fn declining_the_rest_after_approving_all_ends_the_run() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    let unbudgeted = PYTHON_LAYERS.replace("plan:\n  max_symbols: 5\n", "");
+    fs::create_dir_all(dir.join(".tldrgraph")).expect("mkdir");
+    write_config(dir, &unbudgeted);
+    let (asked, _) = init_json(dir, &[]);
+    let all = asked["candidates_count"].as_u64().expect("count");
+    assert!(all >= 3, "{asked}");
+    let (first, _) = init_json(dir, &["--yes", "--batch", "1"]);
+    assert_eq!(first["status"], "needs_enrichment", "{first}");
+    let id = first["batch"][0]["id"].as_str().expect("an id").to_string();
+    let answer = dir.join(".tldrgraph").join("one.json");
+    fs::write(
+        &answer,
+        serde_json::json!([{"id": id, "intent": "Does one thing."}]).to_string(),
+    )
+    .expect("write answer");
+    let applied = run(
+        "tldrgraph",
+        dir,
+        &["enrich", "--apply", answer.to_str().expect("utf-8")],
+    );
+    assert!(
+        applied.status.success(),
+        "{}",
+        String::from_utf8_lossy(&applied.stderr)
+    );
+    let (waiting, _) = init_json(dir, &[]);
+    assert_eq!(waiting["status"], "needs_enrichment", "{waiting}");
+
+    let declined = run("tldrgraph", dir, &["approve", "--decline-rest"]);
+    let said = String::from_utf8_lossy(&declined.stdout).to_string();
+    assert!(
+        said.starts_with(&format!("{} candidates declined, 1 approved", all - 1)),
+        "{said}"
+    );
+    for _ in 0..2 {
+        let (done, _) = init_json(dir, &[]);
+        assert_eq!(done["status"], "done", "{done}");
+        assert_eq!(
+            (done["enriched"].as_u64(), done["declined"].as_u64()),
+            (Some(1), Some(all - 1)),
+            "{done}"
+        );
+    }
+}
+
 /// A walk that finds no source file says why in the payload; `--no-ignore` reads what ignore
 /// files hide; `--exclude` leaves paths out, and the state remembers how the build walked.
 #[test]

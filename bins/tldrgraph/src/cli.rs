@@ -143,8 +143,9 @@ pub struct ApproveArgs {
     #[arg(long, conflicts_with = "decline_rest")]
     pub revoke: bool,
 
-    /// Decline the candidates of the current plan that are not approved: `init` reaches `done`
-    /// with what was enriched and stays there; candidates that appear later are asked about.
+    /// Decline the candidates of the current plan that have no intent yet, approved or not:
+    /// `init` reaches `done` with what was enriched and stays there; candidates that appear
+    /// later are asked about.
     #[arg(long)]
     pub decline_rest: bool,
 }

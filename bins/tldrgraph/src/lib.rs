@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use tg_shared::artifacts::{self, plan::PlanFile};
+use tg_shared::artifacts::{self, graph::Graph, plan::PlanFile};
 use tg_shared::contract;
 use tg_shared::exit;
 use tg_shared::options;
@@ -691,7 +691,19 @@ fn decline_rest(store: &Store, path: &Path) -> i32 {
         ),
         _ => (BTreeSet::new(), tg_shared::contract::DEFAULT_BATCH, None),
     };
-    let declined: BTreeSet<String> = candidates.difference(&approved).cloned().collect();
+    // The rest is every candidate without an intent written for its present source, approved
+    // or not: an approved one still waiting would keep `init` at needs_enrichment.
+    let enriched: BTreeSet<String> = match Graph::read(store) {
+        Ok(graph) => graph
+            .nodes
+            .iter()
+            .filter(|node| node.intent_written_for_source())
+            .map(|node| node.id.clone())
+            .collect(),
+        Err(failure) => return report(&failure),
+    };
+    let declined: BTreeSet<String> = candidates.difference(&enriched).cloned().collect();
+    let approved: BTreeSet<String> = approved.difference(&declined).cloned().collect();
     if let Err(err) = tg_shared::approval::save(path, &approved, &declined, batch, limit) {
         eprintln!("tldrgraph: error: cannot write {}: {err}", path.display());
         return exit::CANT_CREATE;
