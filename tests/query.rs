@@ -123,6 +123,12 @@ fn query_answers_with_flows_a_context_pack_and_json() {
     let web_results = web["results"].as_array().expect("results");
     assert!(!web_results.is_empty(), "{web}");
     assert!(web_results.iter().all(|r| r["layer"] == "Web"), "{web}");
+    // The layer as answers print it (its name) filters the same.
+    let (by_name, _) = json_payload(&tldrgraph(
+        dir,
+        &["query", "fetch a url", "--layer", "Web", "--json"],
+    ));
+    assert_eq!(by_name["results"], web["results"], "{by_name}");
     // A budget too large to count in characters is all the context there is, not a crash.
     let (huge, _) = json_payload(&tldrgraph(
         dir,

@@ -228,11 +228,11 @@ pub struct SearchArgs {
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<usize>,
 
-    /// Only symbols of this layer (its id); repeatable.
+    /// Only symbols of this layer (its id, or its name as answers print it); repeatable.
     #[arg(long, value_name = "ID")]
     pub layer: Vec<String>,
 
-    /// Never symbols of this layer (its id); repeatable.
+    /// Never symbols of this layer (its id, or its name); repeatable.
     #[arg(long, value_name = "ID")]
     pub exclude_layer: Vec<String>,
 

@@ -52,13 +52,17 @@ fn with_freshness(text: String, store: &tg_shared::store::Store, json: bool) -> 
 }
 
 /// The indices of the layers `ids` names; an unknown id is a usage error naming the nearest.
+/// The layers `--layer`/`--exclude-layer` name, by id or by name (answers print the name, so
+/// an agent may feed it back); an id wins over another layer's name.
 fn layer_indices(graph: &Graph, ids: &[String]) -> Result<Vec<u32>, Failure> {
-    let known: Vec<&str> = graph.index.layers.iter().map(|l| l.id.as_str()).collect();
+    let layers = &graph.index.layers;
+    let known: Vec<&str> = layers.iter().map(|l| l.id.as_str()).collect();
     ids.iter()
         .map(|id| {
             known
                 .iter()
                 .position(|k| k == id)
+                .or_else(|| layers.iter().position(|l| l.name == *id))
                 .map(|p| p as u32)
                 .ok_or_else(|| {
                     let nearest = tg_shared::suggest::nearest(id, &known)

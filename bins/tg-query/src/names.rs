@@ -8,8 +8,9 @@
 //! matches, a path as written wins over one through a package's re-export of a private module
 //! (`httpx.get` for `httpx/_api.py::get`), then those whose qualified name is the whole name over
 //! those that only end with it,
-//! then product code over tests and examples, then a first definition over a `#2`. What is left
-//! must be one symbol; otherwise the candidates are listed, and a name nothing matches gets the
+//! then product code over tests and examples, then a first definition over a `#2`. A name may
+//! end in `#k` (`Progress.open#3`, as ids print a repeated definition): then only the k-th
+//! definition of the matches counts. What is left must be one symbol; otherwise the candidates are listed, and a name nothing matches gets the
 //! nearest known names.
 
 use tg_shared::record::{NodeKind, Role};
@@ -67,12 +68,33 @@ pub(crate) fn symbol_segments(symbol: &IndexSymbol) -> (Vec<String>, usize) {
     (segments, q)
 }
 
+/// `Progress.open#3` → (`Progress.open`, Some(3)); a name without a `#k` suffix as it is.
+fn split_repeat(name: &str) -> (&str, Option<u32>) {
+    match name.rsplit_once('#') {
+        Some((base, k)) if !base.is_empty() => match k.parse::<u32>() {
+            Ok(k) if k >= 1 => (base, Some(k)),
+            _ => (name, None),
+        },
+        _ => (name, None),
+    }
+}
+
+/// Which definition of its qualified name a symbol is (`#k` in its id, else the first).
+fn repeat_of(symbol: &IndexSymbol) -> u32 {
+    symbol
+        .id
+        .rsplit_once('#')
+        .and_then(|(_, k)| k.parse().ok())
+        .unwrap_or(1)
+}
+
 /// The symbol `name` means, by the rules of the module comment.
 pub fn resolve(symbols: &[IndexSymbol], name: &str) -> Result<u32, NameError> {
     if let Some(i) = symbols.iter().position(|s| s.id == name) {
         return Ok(i as u32);
     }
-    let wanted = name_segments(name);
+    let (base, repeat) = split_repeat(name);
+    let wanted = name_segments(base);
     if wanted.is_empty() {
         return Err(NameError::Unknown {
             name: name.to_string(),
@@ -97,7 +119,7 @@ pub fn resolve(symbols: &[IndexSymbol], name: &str) -> Result<u32, NameError> {
                 .collect()
         };
         let reexported = public.len() < segments.len() && public.ends_with(&wanted);
-        if !(direct || reexported) {
+        if !(direct || reexported) || repeat.is_some_and(|k| repeat_of(symbol) != k) {
             continue;
         }
         // A bare short name never means a module: modules are named by path.
@@ -321,6 +343,11 @@ mod tests {
         // What a package re-exports from its private modules.
         want("httpx.get", "httpx/_api.py::get");
         want("httpx.Client.get", "httpx/_client.py::Client.get");
+        // A repeated definition by its `#k`, as ids print it.
+        want("C.value#2", "pkg/a.py::C.value#2");
+        want("a.py::C.value#2", "pkg/a.py::C.value#2");
+        want("C.value#1", "pkg/a.py::C.value");
+        assert!(id(&s, "C.value#3").is_err());
     }
 
     #[test]
