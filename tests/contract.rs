@@ -6,7 +6,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use tg_integration::{
-    answer_batches, assert_golden, copy_fixture, init_json, json_payload, pipe_into, run, stage,
+    answer_batches, apply_intents, assert_golden, copy_fixture, init_json, json_payload, pipe_into,
+    run, stage,
 };
 
 /// Layers an agent could design for tests/fixtures/python.
@@ -800,22 +801,7 @@ fn declining_the_rest_after_approving_all_ends_the_run() {
     let (first, _) = init_json(dir, &["--yes", "--batch", "1"]);
     assert_eq!(first["status"], "needs_enrichment", "{first}");
     let id = first["batch"][0]["id"].as_str().expect("an id").to_string();
-    let answer = dir.join(".tldrgraph").join("one.json");
-    fs::write(
-        &answer,
-        serde_json::json!([{"id": id, "intent": "Does one thing."}]).to_string(),
-    )
-    .expect("write answer");
-    let applied = run(
-        "tldrgraph",
-        dir,
-        &["enrich", "--apply", answer.to_str().expect("utf-8")],
-    );
-    assert!(
-        applied.status.success(),
-        "{}",
-        String::from_utf8_lossy(&applied.stderr)
-    );
+    apply_intents(dir, &[id]);
     let (waiting, _) = init_json(dir, &[]);
     assert_eq!(waiting["status"], "needs_enrichment", "{waiting}");
 

@@ -165,24 +165,30 @@ pub fn answer_batches(
             .iter()
             .map(|item| item["id"].as_str().expect("id").to_string())
             .collect();
-        let answer: Vec<serde_json::Value> = ids
-            .iter()
-            .map(|id| serde_json::json!({"id": id, "intent": test_intent(id)}))
-            .collect();
-        let file = dir.join(".tldrgraph").join("test-answer.json");
-        std::fs::write(&file, serde_json::to_string(&answer).expect("json")).expect("write answer");
-        let applied = run(
-            "tldrgraph",
-            dir,
-            &["enrich", "--apply", file.to_str().expect("utf-8 path")],
-        );
-        assert!(
-            applied.status.success(),
-            "apply failed: {}",
-            String::from_utf8_lossy(&applied.stderr)
-        );
+        apply_intents(dir, &ids);
         rounds.push(ids);
         payload = init_json(dir, &[]).0;
     }
     (payload, rounds)
+}
+
+/// Stores an intent for each of `ids` with `tldrgraph enrich --apply`, as an agent answers a
+/// batch; the apply must succeed.
+pub fn apply_intents(dir: &Path, ids: &[String]) {
+    let answer: Vec<serde_json::Value> = ids
+        .iter()
+        .map(|id| serde_json::json!({"id": id, "intent": test_intent(id)}))
+        .collect();
+    let file = dir.join(".tldrgraph").join("test-answer.json");
+    std::fs::write(&file, serde_json::to_string(&answer).expect("json")).expect("write answer");
+    let applied = run(
+        "tldrgraph",
+        dir,
+        &["enrich", "--apply", file.to_str().expect("utf-8 path")],
+    );
+    assert!(
+        applied.status.success(),
+        "apply failed: {}",
+        String::from_utf8_lossy(&applied.stderr)
+    );
 }
