@@ -75,12 +75,17 @@ impl Owned {
         }
     }
 
-    /// [`Owned::owns`] for a raw line, parsing only the lines whose type could be owned.
+    /// [`Owned::owns`] for a raw line, parsing only the lines whose type could be owned (the
+    /// writer puts `"type"` first, so the tag is read off the line's start).
     pub fn owns_line(&self, line: &str) -> bool {
-        let could = ["summary", "status", "diagnostic"]
-            .iter()
-            .chain(self.types)
-            .any(|t| line.starts_with(&format!("{{\"type\":\"{t}\"")));
+        let Some(tag) = line
+            .strip_prefix("{\"type\":\"")
+            .and_then(|rest| rest.split_once('"'))
+            .map(|(tag, _)| tag)
+        else {
+            return false;
+        };
+        let could = matches!(tag, "summary" | "status" | "diagnostic") || self.types.contains(&tag);
         could
             && crate::ndjson::parse_line(0, line).is_ok_and(|item| self.owns(item.record.as_ref()))
     }
@@ -135,10 +140,6 @@ impl Progress {
                 self.started.elapsed().as_secs_f64()
             );
         }
-    }
-
-    pub fn is_quiet(&self) -> bool {
-        self.quiet
     }
 
     /// Seconds since the stage started.
@@ -414,6 +415,27 @@ mod tests {
     const SUMMARY: &str = r#"{"type":"summary","stage":"t"}"#;
     const FILE: &str =
         r#"{"type":"file","path":"a.py","lang":"python","hash":"0","bytes":1,"lines":1}"#;
+
+    #[test]
+    fn a_stage_owns_its_summary_status_and_record_types_and_nothing_else() {
+        let owned = Owned {
+            stage: "tg-plan",
+            status: "needs_confirmation",
+            types: &["candidate"],
+            diagnostics: &["bad_approval"],
+        };
+        assert!(owned.owns_line(r#"{"type":"summary","stage":"tg-plan","ranked":true}"#));
+        assert!(!owned.owns_line(r#"{"type":"summary","stage":"tg-extract"}"#));
+        assert!(owned.owns_line(r#"{"type":"status","status":"needs_confirmation"}"#));
+        assert!(!owned.owns_line(r#"{"type":"status","status":"needs_layers"}"#));
+        let candidate = r#"{"type":"candidate","id":"a.py::f","rank":1,"score":0.5,"reasons":[],"metrics":{"fan_in":0,"fan_out":0,"cross_layer_degree":0,"calling_layers":0,"betweenness":0.0,"pagerank":0.0}}"#;
+        assert!(owned.owns_line(candidate));
+        assert!(owned.owns_line(
+            r#"{"type":"diagnostic","level":"warning","code":"bad_approval","message":"m"}"#
+        ));
+        assert!(!owned.owns_line(FILE));
+        assert!(!owned.owns_line("not json"));
+    }
 
     #[test]
     fn a_stream_needs_a_header_first_and_a_summary_last() {
