@@ -60,4 +60,28 @@ impl Language for C {
     fn prefers_nearest_module(&self) -> bool {
         true
     }
+
+    fn is_private(&self, _name: &str, definition: &str) -> bool {
+        definition.contains("static")
+    }
+
+    /// A function with external linkage that a header declares.
+    fn is_api(&self, definition: &str, declared: bool, _library: bool) -> bool {
+        declared && !definition.contains("static")
+    }
+
+    fn is_interface_file(&self, path: &str) -> bool {
+        path.ends_with(".h")
+    }
+
+    fn prose_pattern(&self) -> &'static str {
+        C_LIKE_PROSE
+    }
+
+    fn reflection_markers(&self) -> &'static [&'static str] {
+        &["dlsym("]
+    }
 }
+
+/// Block and line comments, as C, Rust and the languages that took their syntax write them.
+pub const C_LIKE_PROSE: &str = r"(?s)/\*.*?\*/|//[^\n]*";

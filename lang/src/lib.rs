@@ -110,6 +110,85 @@ pub trait Language: Sync + Send {
     fn package_names(&self, _manifest: &str) -> Vec<(String, Option<String>)> {
         Vec::new()
     }
+
+    // What a caller outside the graph may reach, by the language's conventions (dead code,
+    // the overview's entry points, which symbols are worth an intent).
+
+    /// Whether the file is a program's entry (Python `__main__.py`, Rust `src/main.rs`).
+    fn is_entry_file(&self, _path: &str) -> bool {
+        false
+    }
+    /// Whether a function of this name starts a program.
+    fn is_entry_function(&self, name: &str) -> bool {
+        name == "main"
+    }
+    /// Whether the language itself calls methods of this name (Python's `__dunder__` methods).
+    fn is_protocol_method(&self, _name: &str) -> bool {
+        false
+    }
+    /// Whether a function of this name builds an instance of its type (`__init__`, `new`):
+    /// one that calls nothing only stores its arguments.
+    fn is_constructor_name(&self, _name: &str) -> bool {
+        false
+    }
+    /// Whether a line written above a definition belongs to it (a decorator, an attribute).
+    fn is_annotation_line(&self, _line: &str) -> bool {
+        false
+    }
+    /// Whether an annotation hands the definition to a caller outside the graph (a
+    /// framework's decorator, `#[test]`, `#[no_mangle]`).
+    fn annotation_registers(&self, _line: &str) -> bool {
+        false
+    }
+    /// Whether a definition, by its name and its first line, is private to its file or type.
+    fn is_private(&self, _name: &str, _definition: &str) -> bool {
+        false
+    }
+    /// Whether a definition is API others build against: `declared`
+    /// tells whether an interface file of the repository ([`Language::is_interface_file`])
+    /// names it, `library` whether the repository holds a library of this language
+    /// ([`Language::is_library_root`]).
+    fn is_api(&self, _definition: &str, _declared: bool, _library: bool) -> bool {
+        false
+    }
+    /// Whether a file declares the API other code compiles against (a C header).
+    fn is_interface_file(&self, _path: &str) -> bool {
+        false
+    }
+    /// Whether a file is the root of a library (Rust `lib.rs`).
+    fn is_library_root(&self, _path: &str) -> bool {
+        false
+    }
+    /// Whether a method's parent, by its signature, implements an interface that callers
+    /// reach it through (Rust `impl Trait for Type`).
+    fn implements_interface(&self, _parent_signature: &str) -> bool {
+        false
+    }
+    /// The names a module's text lists as its exports (Python `__all__`).
+    fn export_list(&self, _text: &str) -> Vec<String> {
+        Vec::new()
+    }
+    /// A regular expression matching the language's comments and docstrings: prose, which
+    /// calls nothing.
+    fn prose_pattern(&self) -> &'static str;
+    /// Text that shows a file looks names up at run time (`getattr(`, `dlsym(`).
+    fn reflection_markers(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Configuration files at the repository root that name code a tool calls
+    /// (`pyproject.toml` entry points, `Cargo.toml` targets).
+    fn config_files(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The file stem that stands for its directory's module (`__init__`, `mod`), left out of
+    /// the names a user writes for a symbol.
+    fn directory_module_stem(&self) -> Option<&'static str> {
+        None
+    }
+    /// Whether a file makes its directory a package (Python's `__init__.py`).
+    fn marks_package_dir(&self, _path: &str) -> bool {
+        false
+    }
 }
 
 static PYTHON: python::Python = python::Python;
@@ -126,6 +205,13 @@ pub fn for_path(path: &str) -> Option<&'static dyn Language> {
         .iter()
         .copied()
         .find(|lang| lang.extensions().contains(&ext))
+}
+
+/// Every extension of every language, without the dot.
+pub fn all_extensions() -> impl Iterator<Item = &'static str> {
+    REGISTRY
+        .iter()
+        .flat_map(|lang| lang.extensions().iter().copied())
 }
 
 /// The language with this id.

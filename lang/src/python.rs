@@ -3,6 +3,8 @@
 
 use crate::role::{self, RoleDirs};
 use crate::Language;
+use regex::Regex;
+use std::sync::OnceLock;
 use tg_shared::record::Role;
 
 pub struct Python;
@@ -97,6 +99,74 @@ impl Language for Python {
 
     fn shares_fixtures(&self, path: &str) -> bool {
         path == "conftest.py" || path.ends_with("/conftest.py")
+    }
+
+    fn is_entry_file(&self, path: &str) -> bool {
+        role::file_name(path) == "__main__.py"
+    }
+
+    fn is_protocol_method(&self, name: &str) -> bool {
+        name.len() > 4 && name.starts_with("__") && name.ends_with("__")
+    }
+
+    fn is_constructor_name(&self, name: &str) -> bool {
+        name == "__init__"
+    }
+
+    fn is_annotation_line(&self, line: &str) -> bool {
+        line.starts_with('@')
+    }
+
+    /// Any decorator: frameworks register handlers, commands and fixtures with them.
+    fn annotation_registers(&self, line: &str) -> bool {
+        line.starts_with('@')
+    }
+
+    fn is_private(&self, name: &str, _definition: &str) -> bool {
+        name.starts_with('_')
+    }
+
+    fn export_list(&self, text: &str) -> Vec<String> {
+        static PATTERNS: OnceLock<Option<(Regex, Regex)>> = OnceLock::new();
+        let patterns = PATTERNS.get_or_init(|| {
+            let all = Regex::new(r"(?s)__all__\s*(?::[^=]*)?[+]?=\s*[\[(](.*?)[\])]").ok()?;
+            let name = Regex::new(r#"["']([A-Za-z_][A-Za-z0-9_]*)["']"#).ok()?;
+            Some((all, name))
+        });
+        let Some((all, name)) = patterns else {
+            return Vec::new();
+        };
+        all.captures_iter(text)
+            .filter_map(|list| list.get(1))
+            .flat_map(|list| name.captures_iter(list.as_str()))
+            .filter_map(|n| n.get(1).map(|m| m.as_str().to_string()))
+            .collect()
+    }
+
+    fn prose_pattern(&self) -> &'static str {
+        r#"(?s)""".*?"""|'''.*?'''|#[^\n]*"#
+    }
+
+    fn reflection_markers(&self) -> &'static [&'static str] {
+        &["getattr(", "importlib", "__getattr__"]
+    }
+
+    fn config_files(&self) -> &'static [&'static str] {
+        &[
+            "pyproject.toml",
+            "setup.cfg",
+            "setup.py",
+            "mkdocs.yml",
+            "mkdocs.yaml",
+        ]
+    }
+
+    fn directory_module_stem(&self) -> Option<&'static str> {
+        Some("__init__")
+    }
+
+    fn marks_package_dir(&self, path: &str) -> bool {
+        matches!(role::file_name(path), "__init__.py" | "__init__.pyi")
     }
 }
 

@@ -76,6 +76,52 @@ impl Language for Rust {
         matches!(function, "default" | "from")
     }
 
+    fn is_entry_file(&self, path: &str) -> bool {
+        path == "src/main.rs" || path.ends_with("/src/main.rs") || path.contains("src/bin/")
+    }
+
+    fn is_constructor_name(&self, name: &str) -> bool {
+        matches!(name, "new" | "default")
+    }
+
+    fn is_annotation_line(&self, line: &str) -> bool {
+        line.starts_with("#[")
+    }
+
+    /// Tests run by the harness; `#[no_mangle]` functions are called from C.
+    fn annotation_registers(&self, line: &str) -> bool {
+        line.starts_with("#[") && (line.contains("test") || line.contains("no_mangle"))
+    }
+
+    fn is_private(&self, _name: &str, definition: &str) -> bool {
+        !definition.starts_with("pub")
+    }
+
+    /// A `pub` item of a library.
+    fn is_api(&self, definition: &str, _declared: bool, library: bool) -> bool {
+        library && definition.starts_with("pub")
+    }
+
+    fn is_library_root(&self, path: &str) -> bool {
+        path == "lib.rs" || path.ends_with("/lib.rs")
+    }
+
+    fn implements_interface(&self, parent_signature: &str) -> bool {
+        parent_signature.contains(" for ")
+    }
+
+    fn prose_pattern(&self) -> &'static str {
+        crate::c::C_LIKE_PROSE
+    }
+
+    fn config_files(&self) -> &'static [&'static str] {
+        &["Cargo.toml"]
+    }
+
+    fn directory_module_stem(&self) -> Option<&'static str> {
+        Some("mod")
+    }
+
     /// A crate: `bins/x/crate` for everything under `bins/x/src/`. Files outside any `src/`
     /// (integration tests and their helpers, examples, benches) share a package per
     /// `tests/`, `examples/` or `benches/` directory (`bins/x/tests/`), else per directory:

@@ -257,15 +257,13 @@ fn entry_of(entries: &[DirectoryCount], file: &str) -> Option<usize> {
 }
 
 fn is_entry_point(node: &NodeInfo) -> bool {
-    let file_name = node.file.rsplit('/').next().unwrap_or(&node.file);
+    let Some(lang) = tg_lang::for_path(&node.file) else {
+        return false;
+    };
     let name = node.id.rsplit("::").next().unwrap_or(&node.id);
     match node.kind {
-        NodeKind::Module => {
-            file_name == "__main__.py"
-                || node.file.ends_with("src/main.rs")
-                || node.file.contains("src/bin/")
-        }
-        NodeKind::Function => name == "main",
+        NodeKind::Module => lang.is_entry_file(&node.file),
+        NodeKind::Function => lang.is_entry_function(name),
         _ => false,
     }
 }

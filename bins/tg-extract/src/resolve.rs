@@ -146,11 +146,12 @@ impl<'a> Resolver<'a> {
             attr_types: HashMap::default(),
             fixtures: HashMap::default(),
         };
-        let paths: HashSet<&str> = units.iter().map(|u| u.path).collect();
-        let is_package_dir = |dir: &str| {
-            paths.contains(format!("{dir}/__init__.py").as_str())
-                || paths.contains(format!("{dir}/__init__.pyi").as_str())
-        };
+        let package_dirs: HashSet<&str> = units
+            .iter()
+            .filter(|u| u.lang.marks_package_dir(u.path))
+            .map(|u| u.path.rsplit_once('/').map_or("", |(dir, _)| dir))
+            .collect();
+        let is_package_dir = |dir: &str| package_dirs.contains(dir);
         for (f, unit) in units.iter().enumerate() {
             let f = f as u32;
             r.by_path.insert(unit.path, f);

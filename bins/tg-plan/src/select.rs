@@ -85,7 +85,10 @@ fn trivial(node: &PlanNode, calls_out: usize, settings: &PlanSettings) -> bool {
     (node.lines < settings.min_lines && calls_out == 0)
         || (callable && node.lines <= 3 && calls_out == 0)
         || (callable && node.lines <= 2 && calls_out <= 1)
-        || (callable && calls_out == 0 && matches!(node.name(), "__init__" | "new" | "default"))
+        || (callable
+            && calls_out == 0
+            && tg_lang::for_path(&node.file)
+                .is_some_and(|lang| lang.is_constructor_name(node.name())))
 }
 
 /// The most candidates a plan over `eligible` symbols may hold.

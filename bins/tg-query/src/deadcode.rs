@@ -23,6 +23,7 @@ use regex::Regex;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
+use tg_lang::Language;
 use tg_shared::record::{NodeKind, Role};
 use tg_shared::search::IndexSymbol;
 
@@ -45,35 +46,20 @@ pub struct Finding {
     pub confidence: f64,
 }
 
-fn language(file: &str) -> &'static str {
-    match file.rsplit('.').next() {
-        Some("py" | "pyi") => "python",
-        Some("c" | "h") => "c",
-        Some("rs") => "rust",
-        _ => "other",
-    }
+/// The language of a file the graph holds (every one has one: the walk only reads sources).
+fn language(file: &str) -> Option<&'static dyn Language> {
+    tg_lang::for_path(file)
 }
 
-/// Names listed in `__all__` of each Python module, read from its source.
-fn python_exports(root: &Path, files: &BTreeSet<&str>) -> HashMap<String, BTreeSet<String>> {
-    let all = Regex::new(r"(?s)__all__\s*(?::[^=]*)?[+]?=\s*[\[(](.*?)[\])]").ok();
-    let name = Regex::new(r#"["']([A-Za-z_][A-Za-z0-9_]*)["']"#).ok();
+/// Names each module lists as its exports (Python `__all__`), read from its source.
+fn module_exports(root: &Path, files: &BTreeSet<&str>) -> HashMap<String, BTreeSet<String>> {
     let mut out = HashMap::new();
-    let (Some(all), Some(name)) = (all, name) else {
-        return out;
-    };
-    for file in files.iter().filter(|f| language(f) == "python") {
+    for file in files {
+        let Some(lang) = language(file) else { continue };
         let Ok(text) = std::fs::read_to_string(root.join(file)) else {
             continue;
         };
-        let names: BTreeSet<String> = all
-            .captures_iter(&text)
-            .flat_map(|c| {
-                name.captures_iter(c.get(1).map_or("", |m| m.as_str()))
-                    .filter_map(|n| n.get(1).map(|m| m.as_str().to_string()))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
+        let names: BTreeSet<String> = lang.export_list(&text).into_iter().collect();
         if !names.is_empty() {
             out.insert((*file).to_string(), names);
         }
@@ -81,29 +67,28 @@ fn python_exports(root: &Path, files: &BTreeSet<&str>) -> HashMap<String, BTreeS
     out
 }
 
-/// Configuration files that name the code a tool or framework calls.
-const CONFIG_FILES: [&str; 6] = [
-    "pyproject.toml",
-    "setup.cfg",
-    "setup.py",
-    "mkdocs.yml",
-    "mkdocs.yaml",
-    "Cargo.toml",
-];
-
-/// Identifiers and paths written in the repository's configuration files (at its root): an
-/// entry point `pkg.cli:main`, a plugin `pkg.plugin:Hook`, a mkdocs hook `docs/hooks.py`, a
-/// Cargo `[[bin]] path = "src/bin/x.rs"`. The functions they name, and every function of a file
-/// they name, are called from outside the graph.
+/// Identifiers and paths written in the configuration files the languages name (at the
+/// repository's root): an entry point `pkg.cli:main`, a plugin `pkg.plugin:Hook`, a mkdocs hook
+/// `docs/hooks.py`, a Cargo `[[bin]] path = "src/bin/x.rs"`. The functions they name, and every
+/// function of a file they name, are called from outside the graph.
 fn config_references(root: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
     let (mut words, mut paths) = (BTreeSet::new(), BTreeSet::new());
+    let extensions: BTreeSet<&str> = tg_lang::all_extensions().collect();
+    let source_path = format!(
+        r"[A-Za-z0-9_./-]+\.(?:{})\b",
+        extensions.into_iter().collect::<Vec<_>>().join("|")
+    );
     let (Ok(word), Ok(path)) = (
         Regex::new(r"[A-Za-z_][A-Za-z0-9_]*"),
-        Regex::new(r"[A-Za-z0-9_./-]+\.(?:py|rs|c)"),
+        Regex::new(&source_path),
     ) else {
         return (words, paths);
     };
-    for name in CONFIG_FILES {
+    let names: BTreeSet<&str> = tg_lang::REGISTRY
+        .iter()
+        .flat_map(|lang| lang.config_files().iter().copied())
+        .collect();
+    for name in names {
         let Ok(text) = std::fs::read_to_string(root.join(name)) else {
             continue;
         };
@@ -116,21 +101,15 @@ fn config_references(root: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
     (words, paths)
 }
 
-/// Whether a file's text looks names up at run time (`getattr`, `importlib`, `__getattr__`,
-/// `dlsym`): a function in it may be called by a name the graph never sees.
-fn is_reflective(text: &str) -> bool {
-    text.contains("getattr(")
-        || text.contains("importlib")
-        || text.contains("__getattr__")
-        || text.contains("dlsym(")
-}
-
-/// Words appearing in the repository's C headers (what a header declares is API).
-fn header_words(root: &Path, files: &BTreeSet<&str>) -> BTreeSet<String> {
+/// Words appearing in the repository's interface files (a C header): what they declare is API.
+fn interface_words(root: &Path, files: &BTreeSet<&str>) -> BTreeSet<String> {
     let word = Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").ok();
     let mut out = BTreeSet::new();
     let Some(word) = word else { return out };
-    for file in files.iter().filter(|f| f.ends_with(".h")) {
+    let interfaces = files
+        .iter()
+        .filter(|f| language(f).is_some_and(|lang| lang.is_interface_file(f)));
+    for file in interfaces {
         if let Ok(text) = std::fs::read_to_string(root.join(file)) {
             out.extend(word.find_iter(&text).map(|m| m.as_str().to_string()));
         }
@@ -140,9 +119,9 @@ fn header_words(root: &Path, files: &BTreeSet<&str>) -> BTreeSet<String> {
 
 /// What one read of the repository's indexed files tells: how often each identifier occurs in
 /// their code (not the comments or docstrings), and which files look names up at run time
-/// ([`is_reflective`]). A name written more than once (its definition and a use) may be called
-/// in a way the graph does not record: through an attribute of an untyped value, as a callback,
-/// by `getattr`, returned from a decorator.
+/// (the language's reflection markers: `getattr(`, `dlsym(`). A name written more than once
+/// (its definition and a use) may be called in a way the graph does not record: through an
+/// attribute of an untyped value, as a callback, by `getattr`, returned from a decorator.
 fn scan_code(root: &Path, files: &BTreeSet<&str>) -> (HashMap<String, u32>, BTreeSet<String>) {
     let mut counts: HashMap<String, u32> = HashMap::new();
     let mut reflective = BTreeSet::new();
@@ -151,26 +130,25 @@ fn scan_code(root: &Path, files: &BTreeSet<&str>) -> (HashMap<String, u32>, BTre
     };
     // Prose does not call anything: comments and docstrings are left out of the count, with
     // each language's own syntax (a C `#define` and a Python `//` are code).
-    let python = Regex::new(r#"(?s)""".*?"""|'''.*?'''|#[^\n]*"#).ok();
-    let c_like = Regex::new(r"(?s)/\*.*?\*/|//[^\n]*").ok();
+    let mut prose: HashMap<&str, Option<Regex>> = HashMap::new();
     for file in files {
-        if let Ok(bytes) = std::fs::read(root.join(file)) {
-            let text = String::from_utf8_lossy(&bytes);
-            if is_reflective(&text) {
-                reflective.insert((*file).to_string());
-            }
-            let prose = match language(file) {
-                "python" => python.as_ref(),
-                "c" | "rust" => c_like.as_ref(),
-                _ => None,
-            };
-            let code = match prose {
-                Some(prose) => prose.replace_all(&text, " ").into_owned(),
-                None => text.into_owned(),
-            };
-            for m in word.find_iter(&code) {
-                *counts.entry(m.as_str().to_string()).or_default() += 1;
-            }
+        let Some(lang) = language(file) else { continue };
+        let Ok(bytes) = std::fs::read(root.join(file)) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        if lang.reflection_markers().iter().any(|m| text.contains(m)) {
+            reflective.insert((*file).to_string());
+        }
+        let pattern = prose
+            .entry(lang.id())
+            .or_insert_with(|| Regex::new(lang.prose_pattern()).ok());
+        let code = match pattern {
+            Some(prose) => prose.replace_all(&text, " ").into_owned(),
+            None => text.into_owned(),
+        };
+        for m in word.find_iter(&code) {
+            *counts.entry(m.as_str().to_string()).or_default() += 1;
         }
     }
     (counts, reflective)
@@ -178,7 +156,7 @@ fn scan_code(root: &Path, files: &BTreeSet<&str>) -> (HashMap<String, u32>, BTre
 
 /// The definition line and the lines above it that belong to it: decorators (a call spread
 /// over several lines included) and attributes.
-fn preamble(root: &Path, file: &str, line: u32) -> Vec<String> {
+fn preamble(root: &Path, lang: &dyn Language, file: &str, line: u32) -> Vec<String> {
     let from = line.saturating_sub(15).max(1);
     let Some(lines) = source_lines(root, file, from, line) else {
         return Vec::new();
@@ -193,7 +171,7 @@ fn preamble(root: &Path, file: &str, line: u32) -> Vec<String> {
     for l in iter {
         let t = l.trim().to_string();
         let closes = t.matches(')').count() as i32 - t.matches('(').count() as i32;
-        if t.starts_with('@') || t.starts_with("#[") {
+        if lang.is_annotation_line(&t) {
             open = (open - (t.matches('(').count() as i32 - t.matches(')').count() as i32)).max(0);
             out.push(t);
         } else if open > 0 || closes > 0 || t.ends_with(',') {
@@ -208,18 +186,19 @@ fn preamble(root: &Path, file: &str, line: u32) -> Vec<String> {
 
 /// What the repository says about its names beyond the graph, read once.
 struct Evidence {
-    /// Python `__all__` lists, by file.
+    /// Export lists (Python `__all__`), by file.
     exports: HashMap<String, BTreeSet<String>>,
-    /// Names C headers declare.
-    headers: BTreeSet<String>,
+    /// Names the interface files (C headers) declare.
+    declared: BTreeSet<String>,
     /// How often each word occurs in the code, and the files that look names up at run time.
     words: HashMap<String, u32>,
     reflective: BTreeSet<String>,
     /// Names and paths the repository's configuration files refer to.
     config_words: BTreeSet<String>,
     config_paths: BTreeSet<String>,
-    /// The repository is (or holds) a Rust library, whose `pub` items are its API.
-    rust_library: bool,
+    /// The languages the repository holds a library of (a Rust `lib.rs`), whose public items
+    /// are its API.
+    libraries: BTreeSet<&'static str>,
 }
 
 impl Evidence {
@@ -232,55 +211,66 @@ impl Evidence {
             .collect();
         let (words, reflective) = scan_code(root, &files);
         let (config_words, config_paths) = config_references(root);
+        let libraries = files
+            .iter()
+            .filter_map(|f| language(f).filter(|lang| lang.is_library_root(f)))
+            .map(|lang| lang.id())
+            .collect();
         Evidence {
-            exports: python_exports(root, &files),
-            headers: header_words(root, &files),
+            exports: module_exports(root, &files),
+            declared: interface_words(root, &files),
             words,
             reflective,
             config_words,
             config_paths,
-            rust_library: root.join("src/lib.rs").exists()
-                || files
-                    .iter()
-                    .any(|f| f.ends_with("/lib.rs") || *f == "lib.rs"),
+            libraries,
         }
     }
 
     /// Whether something outside the graph may call `symbol`: an entry point, a test, an
     /// export, a name used elsewhere, API of a library, a trait method.
-    fn reached_from_outside(&self, graph: &Graph, symbol: &IndexSymbol, lines: &[String]) -> bool {
+    fn reached_from_outside(
+        &self,
+        graph: &Graph,
+        lang: &dyn Language,
+        symbol: &IndexSymbol,
+        lines: &[String],
+    ) -> bool {
         let name = symbol.name.as_str();
-        let lang = language(&symbol.file);
         let parent = symbol.parent.map(|p| graph.symbol(p));
-        let decorated = lines.iter().any(|l| l.starts_with('@'));
-        let attributes: Vec<&String> = lines.iter().filter(|l| l.starts_with("#[")).collect();
         let definition = lines.first().map_or("", String::as_str);
-        name == "main"
+        lang.is_entry_function(name)
             || symbol.role != Role::Product
             || self.words.get(name).copied().unwrap_or(0) > 1
-            || symbol.file.ends_with("__main__.py")
             || self.config_words.contains(name)
             || self.config_paths.contains(&symbol.file)
             || symbol.implements.is_some()
             || parent.is_some_and(|p| p.kind == NodeKind::Trait)
             || name.starts_with("test")
-            || (name.starts_with("__") && name.ends_with("__"))
-            || decorated
-            || attributes
-                .iter()
-                .any(|a| a.contains("test") || a.contains("no_mangle"))
+            || lang.is_protocol_method(name)
+            || lines.iter().skip(1).any(|l| lang.annotation_registers(l))
             || self
                 .exports
                 .get(&symbol.file)
                 .is_some_and(|names| names.contains(name))
-            || (lang == "c" && !definition.contains("static") && self.headers.contains(name))
-            || (lang == "rust" && self.rust_library && definition.starts_with("pub"))
-            || (lang == "rust"
-                && parent.is_some_and(|p| {
-                    p.kind == NodeKind::Impl
-                        && p.signature.as_deref().is_some_and(|s| s.contains(" for "))
-                }))
+            || lang.is_api(
+                definition,
+                self.declared.contains(name),
+                self.libraries.contains(lang.id()),
+            )
+            || parent.is_some_and(|p| {
+                p.kind == NodeKind::Impl
+                    && p.signature
+                        .as_deref()
+                        .is_some_and(|s| lang.implements_interface(s))
+            })
     }
+}
+
+/// A leading underscore marks a private name in every language read; the language adds its
+/// own marks (`static`, no `pub`).
+fn is_private(lang: &dyn Language, name: &str, definition: &str) -> bool {
+    name.starts_with('_') || lang.is_private(name, definition)
 }
 
 /// How sure a finding is, and why, by what the symbol is.
@@ -318,15 +308,15 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
         if referenced {
             continue;
         }
-        let lines = preamble(root, &symbol.file, symbol.line_start);
-        if evidence.reached_from_outside(graph, symbol, &lines) {
+        let Some(lang) = language(&symbol.file) else {
+            continue;
+        };
+        let lines = preamble(root, lang, &symbol.file, symbol.line_start);
+        if evidence.reached_from_outside(graph, lang, symbol, &lines) {
             continue;
         }
-        let lang = language(&symbol.file);
         let definition = lines.first().map_or("", String::as_str);
-        let private = symbol.name.starts_with('_')
-            || (lang == "c" && definition.contains("static"))
-            || (lang == "rust" && !definition.starts_with("pub"));
+        let private = is_private(lang, &symbol.name, definition);
         // Dispatch the resolver cannot follow: a public method (an untyped receiver, a base
         // class's call) or any function of a file that looks names up at run time.
         let dynamic = if evidence.reflective.contains(&symbol.file) {

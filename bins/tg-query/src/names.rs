@@ -49,9 +49,10 @@ fn name_segments(name: &str) -> Vec<String> {
 pub(crate) fn symbol_segments(symbol: &IndexSymbol) -> (Vec<String>, usize) {
     let (path, qualname) = symbol.id.split_once("::").unwrap_or((&symbol.id, ""));
     let stem = path.rsplit_once('.').map_or(path, |(stem, _)| stem);
+    let directory_module = tg_lang::for_path(path).and_then(|lang| lang.directory_module_stem());
     let mut segments: Vec<String> = stem
         .split('/')
-        .filter(|s| !matches!(*s, "" | "__init__" | "mod"))
+        .filter(|s| !s.is_empty() && Some(*s) != directory_module)
         .map(str::to_string)
         .collect();
     let qualified: Vec<String> = if qualname.is_empty() {
