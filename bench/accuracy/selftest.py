@@ -489,6 +489,290 @@ class AttrCalls(Fixture):
         self.assertEqual((res["prec_good"], res["prec_total"]), (4, 5))
 
 
+def typescript_missing() -> str | None:
+    """Why ts_oracle.mjs cannot run here, or None."""
+    node = os.environ.get("NODE", "node")
+    if not shutil.which(node):
+        return f"{node} not on PATH"
+    prefix = os.environ.get("TG_TS_PREFIX") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tldrgraph-accuracy", "ts")
+    if not os.path.isfile(os.path.join(prefix, "node_modules", "typescript", "package.json")):
+        return f"typescript not installed under {prefix} (bash bench/accuracy/deps_ts.sh)"
+    return None
+
+
+class TypeScript(unittest.TestCase):
+    """ts_oracle.mjs on a hand-written tree (expected declarations and calls written by hand), and
+    ts_defs.py / ts_calls.py scoring a hand-made stream against it."""
+    FILES = {
+        "package.json": '{"name": "fix", "private": true, "workspaces": ["packages/*"]}\n',
+        "packages/a/package.json": '{"name": "@x/a", "main": "dist/index.js"}\n',
+        "packages/a/src/index.ts": "export function fa() {}\n",
+        "packages/b/package.json": '{"name": "@x/b", "main": "dist/index.js"}\n',
+        "packages/b/src/index.ts": "import { fa } from '@x/a';\nexport function fb() {\n  fa();\n}\n",
+        "src/util.ts": """\
+            /** doc */
+            export function add(a: number, b: number): number {
+              return a + b;
+            }
+            export function over(x: string): string;
+            export function over(x: number): number;
+            export function over(x: any): any {
+              return x;
+            }
+            export const twice = (f: () => void) => {
+              f();
+              f();
+            };
+            export const helpers = {
+              hello() {
+                return add(1, 2);
+              },
+              bye: () => over(1),
+              value: 3,
+            } as const;
+            export default function () {
+              return twice(() => add(0, 0));
+            }
+            """,
+        "src/model.ts": """\
+            import def, { add, over as ov, helpers } from './util';
+
+            function deco(_t: unknown, _c: unknown) {}
+
+            export abstract class Base {
+              constructor(public n: number) {}
+              abstract run(): void;
+              get v(): number { return this.n; }
+              set v(x: number) { this.n = x; }
+            }
+
+            @deco
+            export class Model extends Base {
+              handler = () => add(1, 2);
+              count = add(3, 4);
+              run(): void {
+                const inner = function () { return ov('a'); };
+                inner();
+                this.handler();
+                helpers.hello();
+              }
+            }
+
+            export namespace A.B {
+              export function f() { return def(); }
+            }
+            export interface Shape { area(): number }
+            export type Id = string;
+            export enum Color { Red, Green }
+            const Anon = class {
+              m() { return 1; }
+            };
+            export function make() {
+              const m = new Model(1);
+              new Anon();
+              A.B.f();
+              return m;
+            }
+            make();
+            """,
+        "src/edge.ts": """\
+            type Fn = (n: number) => number;
+            export const typed: Fn = (n) => n;
+            class P { constructor(readonly a: number) {} }
+            class Q extends P {
+              constructor() { super(1); }
+            }
+            class R extends P {}
+            class S { go() { return 1; } }
+            class T { go() { return 2; } }
+            export function edge(x: S | T) {
+              typed(1);
+              new R(2);
+              new Q();
+              x.go();
+            }
+            declare module "ext" {
+              export interface Ext { a: number }
+            }
+            declare global {
+              interface Window { x: number }
+            }
+            const local = { m() { return edge; } };
+            export const viaSat = { k: function () { return local.m(); } } satisfies Record<string, () => unknown>;
+            """,
+        "src/view.tsx": "import { add } from './util';\nexport const App = () => <div>{add(1, 2)}</div>;\n",
+        "lib/b.js": """\
+            class Greeter {
+              greet(name) {
+                return helper(name);
+              }
+            }
+            function helper(n) {
+              return 'hi ' + n;
+            }
+            module.exports = { Greeter, helper };
+            """,
+        "lib/a.js": "const { Greeter } = require('./b');\nconst g = new Greeter();\ng.greet('x');\n",
+        "node_modules/dep/index.ts": "export function hidden() {}\n",
+        ".cache/x.ts": "export function hidden() {}\n",
+    }
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        why = typescript_missing()
+        if why:
+            print(f"SKIPPED: the TypeScript oracle tests: {why}", file=sys.stderr)
+            raise unittest.SkipTest(why)
+        cls.root = tempfile.mkdtemp(prefix="tg-acc-ts-")
+        write_tree(cls.root, cls.FILES)
+        out = subprocess.run([os.environ.get("NODE", "node"), os.path.join(HERE, "ts_oracle.mjs"),
+                              cls.root], capture_output=True, text=True, check=True)
+        cls.doc = json.loads(out.stdout)
+        cls.truth_file = os.path.join(cls.root, ".truth.json")   # a dot-file: not walked
+        with open(cls.truth_file, "w", encoding="utf-8") as fh:
+            fh.write(out.stdout)
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        shutil.rmtree(cls.root)
+
+    def test_files(self) -> None:
+        self.assertEqual([(f["path"], f["lang"]) for f in self.doc["files"]], [
+            ("lib/a.js", "javascript"), ("lib/b.js", "javascript"),
+            ("packages/a/src/index.ts", "typescript"), ("packages/b/src/index.ts", "typescript"),
+            ("src/edge.ts", "typescript"), ("src/model.ts", "typescript"),
+            ("src/util.ts", "typescript"), ("src/view.tsx", "typescript")])
+
+    def test_declarations(self) -> None:
+        got = {(d["file"], d["qualname"], d["kind"], d["line_start"], d["line_end"], d["name_line"])
+               for d in self.doc["declarations"]}
+        u, m, e = "src/util.ts", "src/model.ts", "src/edge.ts"
+        self.assertEqual(got, {
+            ("lib/b.js", "Greeter", "class", 1, 5, 1), ("lib/b.js", "Greeter.greet", "method", 2, 4, 2),
+            ("lib/b.js", "helper", "function", 6, 8, 6),
+            ("packages/a/src/index.ts", "fa", "function", 1, 1, 1),
+            ("packages/b/src/index.ts", "fb", "function", 2, 4, 2),
+            (u, "add", "function", 2, 4, 2),                  # the JSDoc line is not part of it
+            (u, "over", "function", 7, 9, 7),                 # overload signatures are not counted
+            (u, "twice", "function", 10, 13, 10),             # the whole VariableStatement
+            (u, "helpers.hello", "function", 15, 17, 15), (u, "helpers.bye", "function", 18, 18, 18),
+            (u, "default", "function", 21, 23, 21),
+            (m, "deco", "function", 3, 3, 3), (m, "Base", "class", 5, 10, 5),
+            (m, "Base.constructor", "method", 6, 6, 6), (m, "Base.run", "method", 7, 7, 7),
+            (m, "Base.v", "method", 8, 8, 8), (m, "Base.v#2", "method", 9, 9, 9),
+            (m, "Model", "class", 12, 22, 13),                # from the decorator
+            (m, "Model.handler", "method", 14, 14, 14), (m, "Model.run", "method", 16, 21, 16),
+            (m, "Model.run.inner", "function", 17, 17, 17),
+            (m, "A", "mod", 24, 26, 24), (m, "A.B", "mod", 24, 26, 24), (m, "A.B.f", "function", 25, 25, 25),
+            (m, "Shape", "trait", 27, 27, 27), (m, "Id", "typedef", 28, 28, 28),
+            (m, "Color", "enum", 29, 29, 29), (m, "Anon", "class", 30, 32, 30),
+            (m, "Anon.m", "method", 31, 31, 31), (m, "make", "function", 33, 38, 33),
+            (e, "Fn", "typedef", 1, 1, 1), (e, "typed", "function", 2, 2, 2),
+            (e, "P", "class", 3, 3, 3), (e, "P.constructor", "method", 3, 3, 3),
+            (e, "Q", "class", 4, 6, 4), (e, "Q.constructor", "method", 5, 5, 5),
+            (e, "R", "class", 7, 7, 7), (e, "S", "class", 8, 8, 8), (e, "S.go", "method", 8, 8, 8),
+            (e, "T", "class", 9, 9, 9), (e, "T.go", "method", 9, 9, 9),
+            (e, "edge", "function", 10, 15, 10),
+            (e, "Ext", "trait", 17, 17, 17),                  # `declare module "ext"` is transparent
+            (e, "Window", "trait", 20, 20, 20),               # so is `declare global`
+            (e, "viaSat.k", "function", 23, 23, 23),          # `local` is not exported: not counted
+            ("src/view.tsx", "App", "function", 2, 2, 2),
+        })
+
+    def test_calls(self) -> None:
+        got = {(c["file"], c["line"], c["caller"], c["callee_file"], c["callee_qualname"], c["via"])
+               for c in self.doc["calls"]}
+        u, m, e = "src/util.ts", "src/model.ts", "src/edge.ts"
+        self.assertEqual(got, {
+            ("lib/a.js", 2, "<module>", "lib/b.js", "Greeter", "new"),
+            ("lib/a.js", 3, "<module>", "lib/b.js", "Greeter.greet", "call"),
+            ("lib/b.js", 3, "Greeter.greet", "lib/b.js", "helper", "call"),
+            ("packages/b/src/index.ts", 3, "fb", "packages/a/src/index.ts", "fa", "call"),  # workspace
+            (u, 16, "helpers.hello", u, "add", "call"),
+            (u, 18, "helpers.bye", u, "over", "call"),         # an overload: the implementation
+            (u, 22, "default", u, "twice", "call"),
+            (u, 22, "default", u, "add", "call"),              # in an anonymous arrow: its function
+            (m, 12, "Model", m, "deco", "call"),               # a decorator: the class it decorates
+            (m, 14, "Model.handler", u, "add", "call"),
+            (m, 15, "Model", u, "add", "call"),                # a field initializer: the class
+            (m, 17, "Model.run.inner", u, "over", "call"),     # through `over as ov`
+            (m, 18, "Model.run", m, "Model.run.inner", "call"),
+            (m, 19, "Model.run", m, "Model.handler", "call"),
+            (m, 20, "Model.run", u, "helpers.hello", "call"),
+            (m, 25, "A.B.f", u, "default", "call"),
+            (m, 34, "make", m, "Model", "new"), (m, 35, "make", m, "Anon", "new"),
+            (m, 36, "make", m, "A.B.f", "call"), (m, 39, "<module>", m, "make", "call"),
+            (e, 5, "Q.constructor", e, "P", "super"),
+            (e, 11, "edge", e, "typed", "call"),               # declared type: the variable's arrow
+            (e, 12, "edge", e, "R", "new"),                    # not P's constructor
+            (e, 13, "edge", e, "Q", "new"),
+            ("src/view.tsx", 2, "App", u, "add", "call"),
+        })
+        self.assertEqual({(x["file"], x["line"], x["caller"], x["name"], x["reason"])
+                          for x in self.doc["unjudged"]}, {
+            (e, 14, "edge", "go", "ambiguous"),                # (S | T).go()
+            (e, 23, "viaSat.k", "m", "uncounted MethodDeclaration"),
+            (u, 11, "twice", "f", "uncounted FunctionType"), (u, 12, "twice", "f", "uncounted FunctionType"),
+        })
+        self.assertEqual(self.doc["summary"]["dropped"]["module_loads"], 1)      # require('./b')
+
+    def stream(self) -> list[dict]:
+        """The oracle's declarations as nodes, with changes: src/model.ts::Base.v#2 missing, a wrong
+        line, an extra node; calls: all truth but one, `new Q()` as Q.constructor, a wrong edge, a
+        wrong edge at an unjudged site, a closure edge."""
+        recs = [{"type": "header", "schema": "1.0", "producer": "test", "root": "."}]
+        for f in self.doc["files"]:
+            recs.append({"type": "file", "path": f["path"], "lang": f["lang"]})
+            recs.append({"type": "node", "id": f["path"], "kind": "module", "name": f["path"],
+                         "file": f["path"], "line_start": 1, "line_end": 1})
+        for d in self.doc["declarations"]:
+            if d["qualname"] == "Base.v#2":
+                continue
+            end = d["line_end"] + (1 if d["qualname"] == "Model.run" else 0)
+            recs.append({"type": "node", "id": f"{d['file']}::{d['qualname']}", "kind": d["kind"],
+                         "name": d["name"], "file": d["file"], "line_start": d["line_start"], "line_end": end})
+        recs.append({"type": "node", "id": "src/model.ts::Model.count", "kind": "method", "name": "count",
+                     "file": "src/model.ts", "line_start": 15, "line_end": 15})
+        e = "src/edge.ts::"
+        for c in self.doc["calls"]:
+            src = c["file"] if c["caller"] == "<module>" else f"{c['file']}::{c['caller']}"
+            dst = f"{c['callee_file']}::{c['callee_qualname']}"
+            if dst == "src/util.ts::twice":
+                continue
+            if dst == e + "Q":
+                dst = e + "Q.constructor"
+            recs.append({"type": "edge", "kind": "calls", "src": src, "dst": dst, "line": c["line"],
+                         "resolution": "import"})
+        recs += [{"type": "edge", "kind": "calls", "src": e + "edge", "dst": e + "S.go", "line": 14,
+                  "resolution": "unique"},
+                 {"type": "edge", "kind": "calls", "src": e + "edge", "dst": e + "P", "line": 12,
+                  "resolution": "local"},
+                 {"type": "edge", "kind": "calls", "src": e + "edge", "dst": e + "T.go", "line": 14,
+                  "resolution": "closure"},
+                 {"type": "summary", "stage": "test"}]
+        return recs
+
+    def test_scoring(self) -> None:
+        path = os.path.join(self.root, ".stream.ndjson")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.writelines(json.dumps(r) + "\n" for r in self.stream())
+        out = subprocess.run([sys.executable, os.path.join(HERE, "ts_defs.py"), self.root, path,
+                              "--truth", self.truth_file], capture_output=True, text=True)
+        r = json.loads(out.stdout)
+        self.assertEqual((r["truth"], r["stream"], r["matched"]), (46, 46, 45))
+        self.assertEqual(round(r["lines"] * 45), 44)
+        self.assertEqual(out.returncode, 1)
+        out = subprocess.run([sys.executable, os.path.join(HERE, "ts_calls.py"), self.root, path,
+                              "--truth", self.truth_file, "--min-pairs", "1"],
+                             capture_output=True, text=True)
+        c = json.loads(out.stdout)["corpora"][0]
+        # 25 truth pairs, 24 hit (twice missing; Q via its constructor counts); 26 edges judged
+        # (the closure edge is not), 24 right; one wrong edge (edge -> S.go) is at an unjudged site.
+        self.assertEqual((c["pairs"], round(c["recall"] * 25), c["edges_in_scope"]), (25, 24, 26))
+        self.assertEqual((round(c["precision"] * 26), round(c["precision_judged"] * 25)), (24, 24))
+
+
 @unittest.skipUnless(shutil.which("ctags"), "universal-ctags not on PATH")
 class CTags(Fixture):
     def test_definitions_only(self) -> None:

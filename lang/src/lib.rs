@@ -6,6 +6,7 @@
 //! line in each registry.
 
 pub mod c;
+pub mod ecmascript;
 pub mod facts;
 pub mod python;
 pub mod role;
@@ -39,11 +40,23 @@ pub trait Language: Sync + Send {
     fn key_visible_from(&self, _key: &str, _file: &str, _importer: &str) -> bool {
         true
     }
+    /// The space module keys live in: languages that import each other's modules share one
+    /// (TypeScript and JavaScript).
+    fn module_space(&self) -> &'static str {
+        self.id()
+    }
     /// Separator between a module key and the names inside it (`.` or `::`).
     fn key_separator(&self) -> &'static str;
     /// A name the language provides without a definition in the repository (`len`, `print`).
     fn is_builtin(&self, _name: &str) -> bool {
         false
+    }
+    /// Whether a name the scopes and imports do not bind may still name a repository
+    /// definition of that name (C's one global space, Python's star imports from outside).
+    /// Where every name is declared or imported (TypeScript), an unbound name is a global of
+    /// the runtime, never guessed.
+    fn falls_back_by_name(&self) -> bool {
+        true
     }
     /// Whether a later definition of a name in the same scope replaces an earlier one as the
     /// code runs (Python). Where it cannot (C, Rust), two definitions are build variants
@@ -196,7 +209,13 @@ static C: c::C = c::C;
 static RUST: rust::Rust = rust::Rust;
 
 /// Every supported language.
-pub static REGISTRY: &[&dyn Language] = &[&PYTHON, &C, &RUST];
+pub static REGISTRY: &[&dyn Language] = &[
+    &PYTHON,
+    &C,
+    &RUST,
+    &ecmascript::TYPESCRIPT,
+    &ecmascript::JAVASCRIPT,
+];
 
 /// The language of a file, by extension.
 pub fn for_path(path: &str) -> Option<&'static dyn Language> {
@@ -264,6 +283,8 @@ mod tests {
         assert_eq!(for_path("x.h").map(|l| l.id()), Some("c"));
         assert_eq!(for_path("src/lib.rs").map(|l| l.id()), Some("rust"));
         assert!(for_path("README").is_none());
-        assert!(for_path("a.js").is_none());
+        assert_eq!(for_path("a.js").map(|l| l.id()), Some("javascript"));
+        assert_eq!(for_path("a/b.tsx").map(|l| l.id()), Some("typescript"));
+        assert!(for_path("a.json").is_none());
     }
 }

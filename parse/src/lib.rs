@@ -3,6 +3,7 @@
 //! are in tg-lang; a grammar here answers for the language of the same id there.
 
 mod c;
+mod ecmascript;
 mod python;
 mod rust;
 mod util;
@@ -14,7 +15,7 @@ use tg_shared::record::NodeKind;
 
 /// Bumped whenever extraction changes what it produces, so caches written by an older build are
 /// not trusted.
-pub const EXTRACTOR_REVISION: u32 = 13;
+pub const EXTRACTOR_REVISION: u32 = 14;
 
 /// Nesting depth (syntax tree levels) beyond which extraction stops descending. Real code stays
 /// far below it; generated or hostile files may not.
@@ -22,7 +23,12 @@ pub const MAX_DEPTH: usize = 1500;
 
 /// A language's grammar and walker.
 pub trait Grammar: Language {
-    fn grammar(&self) -> tree_sitter::Language;
+    /// The grammar for the file at `path` (TypeScript's `.tsx` files take the TSX grammar).
+    fn grammar(&self, path: &str) -> tree_sitter::Language;
+    /// Which of the language's grammars `path` takes, as a key for the parser cache.
+    fn grammar_key(&self, _path: &str) -> &'static str {
+        self.id()
+    }
     /// Walks a parsed tree into facts. `path` is repo-relative with `/`.
     fn extract(&self, path: &str, source: &str, tree: &tree_sitter::Tree) -> FileFacts;
     /// The source as the grammar should see it: the same bytes and lines, with constructs the
@@ -37,6 +43,8 @@ static GRAMMARS: &[&dyn Grammar] = &[
     &tg_lang::python::Python,
     &tg_lang::c::C,
     &tg_lang::rust::Rust,
+    &tg_lang::ecmascript::TYPESCRIPT,
+    &tg_lang::ecmascript::JAVASCRIPT,
 ];
 
 /// The grammar of `lang`.
@@ -58,12 +66,12 @@ pub fn extract_file(lang: &dyn Language, path: &str, source: &str) -> Result<Fil
     let source: &str = &lang.prepare_source(source);
     let tree = PARSERS.with(|parsers| {
         let mut parsers = parsers.borrow_mut();
-        let parser = match parsers.entry(lang.id()) {
+        let parser = match parsers.entry(lang.grammar_key(path)) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => {
                 let mut parser = tree_sitter::Parser::new();
                 parser
-                    .set_language(&lang.grammar())
+                    .set_language(&lang.grammar(path))
                     .map_err(|e| format!("grammar for {} does not load: {e}", lang.id()))?;
                 e.insert(parser)
             }

@@ -16,7 +16,7 @@ use tg_shared::record::{EdgeKind, NodeKind};
 use tree_sitter::{Node, TreeCursor};
 
 impl Grammar for Python {
-    fn grammar(&self) -> tree_sitter::Language {
+    fn grammar(&self, _path: &str) -> tree_sitter::Language {
         tree_sitter_python::LANGUAGE.into()
     }
 

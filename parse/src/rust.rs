@@ -14,7 +14,7 @@ use tg_shared::record::{EdgeKind, NodeKind};
 use tree_sitter::Node;
 
 impl Grammar for Rust {
-    fn grammar(&self) -> tree_sitter::Language {
+    fn grammar(&self, _path: &str) -> tree_sitter::Language {
         tree_sitter_rust::LANGUAGE.into()
     }
 

@@ -33,7 +33,7 @@ fn main() {
             let grammar = tg_parse::grammar_for(file.lang).expect("every language has a grammar");
             let mut parser = tree_sitter::Parser::new();
             parser
-                .set_language(&grammar.grammar())
+                .set_language(&grammar.grammar(&file.rel))
                 .expect("grammar loads");
             parser
                 .parse(source.as_ref(), None)

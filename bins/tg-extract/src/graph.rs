@@ -203,7 +203,7 @@ pub fn package_aliases(root: &std::path::Path, files: &[SourceFile]) -> Vec<Pack
     for file in files {
         if let Some(package) = file.lang.package(&file.rel) {
             packages
-                .entry((file.lang.id(), package))
+                .entry((file.lang.module_space(), package))
                 .or_insert(file.lang);
         }
     }

@@ -155,7 +155,7 @@ impl<'a> Resolver<'a> {
         for (f, unit) in units.iter().enumerate() {
             let f = f as u32;
             r.by_path.insert(unit.path, f);
-            let keys = r.by_key.entry(unit.lang.id()).or_default();
+            let keys = r.by_key.entry(unit.lang.module_space()).or_default();
             let module_keys = unit.lang.module_keys(unit.path, &is_package_dir);
             r.primary_key.push(module_keys.first().cloned());
             for key in module_keys {
@@ -171,7 +171,7 @@ impl<'a> Resolver<'a> {
     /// Indexes the symbols of file `f`: children by name, top-level callables, methods by owner
     /// type, fixtures and types by name.
     fn index_symbols(&mut self, f: u32, unit: &'a Unit<'a>) {
-        let lang = unit.lang.id();
+        let lang = unit.lang.module_space();
         let symbols = &unit.facts.symbols;
         for (i, sym) in symbols.iter().enumerate() {
             let i = i as u32;
@@ -259,7 +259,7 @@ impl<'a> Resolver<'a> {
             let sep = self
                 .units
                 .iter()
-                .find(|u| u.lang.id() == *lang)
+                .find(|u| u.lang.module_space() == *lang)
                 .map_or("::", |u| u.lang.key_separator());
             let prefix = format!("{root}{sep}");
             let mut added: Vec<(String, Vec<u32>)> = Vec::new();
@@ -421,12 +421,10 @@ impl<'a> Resolver<'a> {
     /// The file a module reference names, preferring the candidate nearest the importer.
     fn module_ref(&self, unit: &Unit, importer: u32, target: &ModuleRef) -> Option<u32> {
         match target {
-            ModuleRef::Path(path) => self
-                .by_path
-                .get(path.as_str())
-                .copied()
-                .filter(|&f| self.units[f as usize].lang.id() == unit.lang.id()),
-            ModuleRef::Key(key) => self.module_by_key(unit.lang.id(), key, importer),
+            ModuleRef::Path(path) => self.by_path.get(path.as_str()).copied().filter(|&f| {
+                self.units[f as usize].lang.module_space() == unit.lang.module_space()
+            }),
+            ModuleRef::Key(key) => self.module_by_key(unit.lang.module_space(), key, importer),
         }
     }
 
@@ -521,7 +519,7 @@ impl<'a> Resolver<'a> {
                 _ => nothing,
             },
             Target::Qualified { module, rest } => {
-                match self.lookup_in_key(f, lang.id(), module, rest) {
+                match self.lookup_in_key(f, lang.module_space(), module, rest) {
                     Lookup::Symbols(syms, resolution) => (syms, resolution),
                     // `self::f()` of a name we cannot see: a re-export, maybe. A longer path
                     // (`self::Token::exact`) leads into what it names, or nowhere.
@@ -706,7 +704,7 @@ impl<'a> Resolver<'a> {
             return false;
         };
         let sym = self.symbol(first_macro);
-        let lang = self.lang_of(first_macro.0).id();
+        let lang = self.lang_of(first_macro.0).module_space();
         let mut shadowed = false;
         for &candidate in self
             .top_level
@@ -964,7 +962,7 @@ impl<'a> Resolver<'a> {
     /// the one in the nearest fixture-sharing file (`conftest.py`) of an enclosing directory.
     fn fixture(&self, f: u32, name: &str) -> Option<Sym> {
         let lang = self.lang_of(f);
-        let candidates = self.fixtures.get(&(lang.id(), name))?;
+        let candidates = self.fixtures.get(&(lang.module_space(), name))?;
         if let Some(&own) = candidates.iter().find(|s| s.0 == f) {
             return Some(own);
         }
@@ -1035,7 +1033,10 @@ impl<'a> Resolver<'a> {
 
     /// Type-like symbols of this name for `f`: in `f` itself, else in its package.
     fn types_named(&self, f: u32, name: &str) -> Vec<Sym> {
-        let lang = self.lang_of(f).id();
+        if !self.lang_of(f).falls_back_by_name() {
+            return Vec::new();
+        }
+        let lang = self.lang_of(f).module_space();
         self.types
             .get(&(lang, name))
             .map(|t| self.prefer_file(t, f))
@@ -1121,10 +1122,10 @@ impl<'a> Resolver<'a> {
             Target::Path(parts) => self.lookup_path(f, scope, parts),
             _ => Lookup::NotFound,
         };
-        let lang = self.lang_of(f).id();
+        let lang = self.lang_of(f).module_space();
         let (syms, resolution) = match found {
             Lookup::Symbols(syms, resolution) => (syms, resolution),
-            Lookup::NotFound => {
+            Lookup::NotFound if self.lang_of(f).falls_back_by_name() => {
                 let name = match target {
                     Target::Name(name) => Some(name.as_str()),
                     Target::Path(parts) => parts.last().map(String::as_str),
@@ -1176,7 +1177,7 @@ impl<'a> Resolver<'a> {
                 if let Binding::Star { module } =
                     &self.units[f as usize].facts.imports[star as usize].binding
                 {
-                    if let Some(m) = self.module_by_key(self.lang_of(f).id(), module, f) {
+                    if let Some(m) = self.module_by_key(self.lang_of(f).module_space(), module, f) {
                         if let Lookup::Symbols(syms, _) = self.member_of_module(m, name, 0) {
                             return Lookup::Symbols(syms, Resolution::Import);
                         }
@@ -1204,7 +1205,7 @@ impl<'a> Resolver<'a> {
             }
         }
         // Another package of the repository, named in a path (`tg_shared::stage::f()`).
-        let lang = self.lang_of(f).id();
+        let lang = self.lang_of(f).module_space();
         if self.aliases.contains(&(lang, name.to_string())) {
             return Lookup::ModuleKey {
                 lang,
@@ -1219,20 +1220,20 @@ impl<'a> Resolver<'a> {
         let lang = unit.lang;
         match &unit.facts.imports[import as usize].binding {
             Binding::Module { module, .. } => Lookup::ModuleKey {
-                lang: lang.id(),
+                lang: lang.module_space(),
                 key: module.clone(),
             },
             Binding::Member { module, member, .. } => {
-                match self.module_by_key(lang.id(), module, f) {
+                match self.module_by_key(lang.module_space(), module, f) {
                     Some(m) => match self.member_of_module(m, member, hops) {
                         Lookup::Symbols(syms, _) => Lookup::Symbols(syms, Resolution::Import),
                         other => other,
                     },
                     None => {
                         let sub = format!("{module}{}{member}", lang.key_separator());
-                        if self.module_by_key(lang.id(), &sub, f).is_some() {
+                        if self.module_by_key(lang.module_space(), &sub, f).is_some() {
                             Lookup::ModuleKey {
-                                lang: lang.id(),
+                                lang: lang.module_space(),
                                 key: sub,
                             }
                         } else if lang.unmatched_module_is_external(module) {
@@ -1259,7 +1260,7 @@ impl<'a> Resolver<'a> {
             };
         }
         let unit = &self.units[m as usize];
-        let lang = unit.lang.id();
+        let lang = unit.lang.module_space();
         if let Some(key) = &self.primary_key[m as usize] {
             let sub = format!("{key}{}{name}", unit.lang.key_separator());
             if self.module_by_key(lang, &sub, m).is_some() {
@@ -1387,7 +1388,7 @@ impl<'a> Resolver<'a> {
             return defs.iter().map(|&d| (f, d)).collect();
         }
         let sym = self.symbol(class);
-        let lang = self.lang_of(f).id();
+        let lang = self.lang_of(f).module_space();
         if let Some(owned) = self.owned.get(&(lang, sym.name.as_str(), name)) {
             return self.prefer_file(owned, f);
         }
@@ -1441,7 +1442,7 @@ impl<'a> Resolver<'a> {
             while let Some(s) = current {
                 let sym = &symbols[s as usize];
                 if let Some(owner) = sym.owner_type.as_deref() {
-                    let lang = self.lang_of(f).id();
+                    let lang = self.lang_of(f).module_space();
                     if let Some(owned) = self.owned.get(&(lang, owner, name)) {
                         return (callable(self.prefer_file(owned, f)), Resolution::SelfMethod);
                     }
@@ -1455,7 +1456,10 @@ impl<'a> Resolver<'a> {
 
     fn fallback_top_level(&self, f: u32, name: &str) -> (Vec<Sym>, Resolution) {
         let lang = self.lang_of(f);
-        match self.top_level.get(&(lang.id(), name)) {
+        if !lang.falls_back_by_name() {
+            return (Vec::new(), Resolution::Unique);
+        }
+        match self.top_level.get(&(lang.module_space(), name)) {
             Some(candidates) => self.pick(f, candidates),
             None => (Vec::new(), Resolution::Unique),
         }
@@ -1465,15 +1469,18 @@ impl<'a> Resolver<'a> {
     /// name, in the caller's package; otherwise nothing (a receiver of unknown type).
     fn fallback_path(&self, f: u32, parts: &[String]) -> (Vec<Sym>, Resolution) {
         let lang = self.lang_of(f);
+        if !lang.falls_back_by_name() {
+            return (Vec::new(), Resolution::Unique);
+        }
         // Only `Type::method`: a longer path (`std::io::Error::from`) names its way.
         if let [owner, method] = parts {
-            if let Some(owned) = self
-                .owned
-                .get(&(lang.id(), owner.as_str(), method.as_str()))
+            if let Some(owned) =
+                self.owned
+                    .get(&(lang.module_space(), owner.as_str(), method.as_str()))
             {
                 return self.pick(f, owned);
             }
-            if let Some(types) = self.types.get(&(lang.id(), owner.as_str())) {
+            if let Some(types) = self.types.get(&(lang.module_space(), owner.as_str())) {
                 let found: Vec<Sym> = types
                     .iter()
                     .flat_map(|&t| self.class_member(t, method, &mut HashSet::default(), 0))

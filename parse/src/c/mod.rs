@@ -21,7 +21,7 @@ use tree_sitter::Node;
 mod recover;
 
 impl Grammar for C {
-    fn grammar(&self) -> tree_sitter::Language {
+    fn grammar(&self, _path: &str) -> tree_sitter::Language {
         tree_sitter_c::LANGUAGE.into()
     }
 
