@@ -77,6 +77,17 @@ struct Span<'t> {
     first_decorator: Option<Node<'t>>,
 }
 
+impl<'t> Span<'t> {
+    /// Where a declaration's signature starts: at `export` when it is exported.
+    fn head(&self, declaration: Node<'t>) -> Node<'t> {
+        if self.outer.kind() == "export_statement" {
+            self.outer
+        } else {
+            declaration
+        }
+    }
+}
+
 struct Walker<'s> {
     path: &'s str,
     source: &'s str,
@@ -254,13 +265,7 @@ impl<'s> Walker<'s> {
         let Some(body) = node.child_by_field_name("body") else {
             return; // an overload signature or `declare function`: not a definition
         };
-        let name = match name {
-            Some(name) => name.to_string(),
-            None => node
-                .child_by_field_name("name")
-                .map_or("default", |n| text(n, self.source))
-                .to_string(),
-        };
+        let name = definition_name(node, name, self.source);
         let kind = if self.facts.symbols[task.scope as usize].kind == NodeKind::Class {
             NodeKind::Method
         } else {
@@ -391,18 +396,8 @@ impl<'s> Walker<'s> {
         let Some(body) = node.child_by_field_name("body") else {
             return;
         };
-        let name = match name {
-            Some(name) => name.to_string(),
-            None => node
-                .child_by_field_name("name")
-                .map_or("default", |n| text(n, self.source))
-                .to_string(),
-        };
-        let head = if span.outer.kind() == "export_statement" {
-            span.outer
-        } else {
-            node
-        };
+        let name = definition_name(node, name, self.source);
+        let head = span.head(node);
         let index = self.symbol(
             NodeKind::Class,
             &name,
@@ -582,11 +577,7 @@ impl<'s> Walker<'s> {
             "enum_declaration" => NodeKind::Enum,
             _ => NodeKind::Typedef,
         };
-        let head = if span.outer.kind() == "export_statement" {
-            span.outer
-        } else {
-            node
-        };
+        let head = span.head(node);
         let body = node.child_by_field_name("body");
         let name = text(name, self.source).to_string();
         let index = self.symbol(kind, &name, task.scope, span, head, body, None);
@@ -615,11 +606,7 @@ impl<'s> Walker<'s> {
         let mut scope = task.scope;
         if let Some(name) = name.filter(|n| matches!(n.kind(), "identifier" | "nested_identifier"))
         {
-            let head = if span.outer.kind() == "export_statement" {
-                span.outer
-            } else {
-                node
-            };
+            let head = span.head(node);
             // `namespace a.b {}` is `a` holding `b`.
             for part in text(name, self.source).split('.').map(str::trim) {
                 scope = self.symbol(NodeKind::Mod, part, scope, span, head, body, None);
@@ -1190,6 +1177,18 @@ impl<'s> Walker<'s> {
 
 fn named_children(node: Node) -> impl Iterator<Item = Node> {
     (0..node.named_child_count() as u32).filter_map(move |i| node.named_child(i))
+}
+
+/// A declaration's name: the one given (a variable's), its own, or `default` for an anonymous
+/// `export default`.
+fn definition_name(node: Node, given: Option<&str>, source: &str) -> String {
+    match given {
+        Some(name) => name.to_string(),
+        None => node
+            .child_by_field_name("name")
+            .map_or("default", |n| text(n, source))
+            .to_string(),
+    }
 }
 
 /// Whether a function expression is the value of a variable (its head is the declarator).
