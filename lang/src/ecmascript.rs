@@ -126,34 +126,50 @@ impl Language for EcmaScript {
         Some(dirs[..end].iter().map(|d| format!("{d}/")).collect())
     }
 
-    fn manifest(&self, package: &str) -> Option<String> {
-        Some(format!("{package}package.json"))
+    fn manifests(&self, package: &str) -> Vec<String> {
+        vec![
+            format!("{package}package.json"),
+            format!("{package}tsconfig.json"),
+        ]
     }
 
-    /// The `name` of a `package.json`, with its entry: `source`, else `src/index` (where a
-    /// repository keeps what it builds from), else `main`/`module` unless they point into
-    /// build output.
-    fn package_names(&self, manifest: &str) -> Vec<(String, Option<String>)> {
-        let Ok(json) = serde_json::from_str::<serde_json::Value>(manifest) else {
+    fn package_names(&self, manifest: &str, text: &str) -> Vec<(String, Option<String>)> {
+        let Some(json) = jsonc(text) else {
             return Vec::new();
         };
-        let Some(name) = json.get("name").and_then(|n| n.as_str()) else {
+        if role::file_name(manifest) == "package.json" {
+            package_json_names(&json)
+        } else {
+            tsconfig_names(&json)
+        }
+    }
+
+    /// A tsconfig's `extends`, when it names a file of the repository.
+    fn manifest_includes(&self, manifest: &str, text: &str) -> Vec<String> {
+        if role::file_name(manifest) == "package.json" {
+            return Vec::new();
+        }
+        let Some(json) = jsonc(text) else {
             return Vec::new();
         };
-        let field = |key: &str| json.get(key).and_then(|v| v.as_str()).map(str::to_string);
-        let built = |p: &String| {
-            let p = p.trim_start_matches("./");
-            ["dist/", "build/", "lib/", "out/", "esm/", "cjs/"]
+        let extends = match json.get("extends") {
+            Some(serde_json::Value::String(one)) => vec![one.clone()],
+            Some(serde_json::Value::Array(many)) => many
                 .iter()
-                .any(|d| p.starts_with(d))
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
         };
-        let mut entries = vec![field("source"), Some("src/index.ts".to_string())];
-        entries.push(field("module").filter(|p| !built(p)));
-        entries.push(field("main").filter(|p| !built(p)));
-        entries
+        extends
             .into_iter()
-            .flatten()
-            .map(|entry| (name.to_string(), Some(entry)))
+            .filter(|e| e.starts_with("./") || e.starts_with("../"))
+            .map(|e| {
+                if e.ends_with(".json") {
+                    e
+                } else {
+                    format!("{e}.json")
+                }
+            })
             .collect()
     }
 
@@ -233,6 +249,178 @@ pub fn specifier_key(importer: &str, specifier: &str) -> String {
     key.strip_suffix("/index").unwrap_or(key).to_string()
 }
 
+/// Whether a path a manifest names is build output, not the source the repository holds.
+fn is_built(path: &str) -> bool {
+    let path = path.trim_start_matches("./");
+    ["dist/", "build/", "lib/", "out/", "esm/", "cjs/"]
+        .iter()
+        .any(|d| path.starts_with(d))
+        || path.ends_with(".d.ts")
+}
+
+/// A package.json's `name`, with its entries: `source`, `src/index.ts` (where a repository
+/// keeps what it builds from), `main`/`module` when they are not build output, and each
+/// subpath of `exports` that points at a source (`"./utils": "./src/utils.ts"`).
+fn package_json_names(json: &serde_json::Value) -> Vec<(String, Option<String>)> {
+    let Some(name) = json.get("name").and_then(|n| n.as_str()) else {
+        return Vec::new();
+    };
+    let field = |key: &str| json.get(key).and_then(|v| v.as_str()).map(str::to_string);
+    let mut names: Vec<(String, Option<String>)> = [
+        field("source"),
+        Some("src/index.ts".to_string()),
+        field("module").filter(|p| !is_built(p)),
+        field("main").filter(|p| !is_built(p)),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|entry| (name.to_string(), Some(entry)))
+    .collect();
+    let subpaths: Vec<(String, &serde_json::Value)> = match json.get("exports") {
+        Some(serde_json::Value::Object(map)) if map.keys().all(|k| k.starts_with('.')) => {
+            map.iter().map(|(k, v)| (k.clone(), v)).collect()
+        }
+        Some(other) => vec![(".".to_string(), other)],
+        None => Vec::new(),
+    };
+    for (subpath, target) in subpaths {
+        let Some(target) = export_target(target, 0) else {
+            continue;
+        };
+        let sub = subpath.trim_start_matches('.').trim_end_matches("/*");
+        let target = match target.split_once("/*") {
+            Some((dir, _)) => dir.to_string(),
+            None => target,
+        };
+        names.push((format!("{name}{sub}"), Some(target)));
+    }
+    names
+}
+
+/// The source file an `exports` entry points at: a string, or the first condition
+/// (`source`, `import`, `default`, ...) that is not build output.
+fn export_target(target: &serde_json::Value, depth: usize) -> Option<String> {
+    match target {
+        serde_json::Value::String(path) => (!is_built(path)).then(|| path.clone()),
+        serde_json::Value::Object(conditions) if depth < 4 => conditions
+            .values()
+            .find_map(|value| export_target(value, depth + 1)),
+        _ => None,
+    }
+}
+
+/// A tsconfig's path aliases: each `paths` pattern (`"@app/*": ["src/app/*"]`) as a name for
+/// the directory or file it maps to, and `baseUrl` itself as the empty name (a bare
+/// specifier is then looked up from it). Paths are relative to `baseUrl`.
+fn tsconfig_names(json: &serde_json::Value) -> Vec<(String, Option<String>)> {
+    let options = json.get("compilerOptions");
+    let base = options
+        .and_then(|o| o.get("baseUrl"))
+        .and_then(|b| b.as_str())
+        .map(|b| b.trim_start_matches("./").trim_end_matches('/'));
+    let join = |path: &str| {
+        let path = path.trim_start_matches("./");
+        match base {
+            Some(base) if !base.is_empty() && base != "." => format!("{base}/{path}"),
+            _ => path.to_string(),
+        }
+    };
+    let mut names = Vec::new();
+    if let Some(base) = base.filter(|b| !b.is_empty() && *b != ".") {
+        names.push((String::new(), Some(base.to_string())));
+    }
+    let paths = options
+        .and_then(|o| o.get("paths"))
+        .and_then(|p| p.as_object());
+    for (pattern, targets) in paths.into_iter().flatten() {
+        let Some(first) = targets
+            .as_array()
+            .and_then(|t| t.iter().find_map(|v| v.as_str()))
+        else {
+            continue;
+        };
+        let name = pattern.trim_end_matches("/*").trim_end_matches('*');
+        let target = first.trim_end_matches("/*").trim_end_matches('*');
+        if !name.is_empty() && !target.is_empty() {
+            names.push((name.to_string(), Some(join(target))));
+        }
+    }
+    names
+}
+
+/// JSON with the comments and trailing commas tsconfig files allow.
+fn jsonc(text: &str) -> Option<serde_json::Value> {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            if c == '\\' {
+                out.extend(chars.next());
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                for skipped in chars.by_ref() {
+                    if skipped == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut last = ' ';
+                for skipped in chars.by_ref() {
+                    if last == '*' && skipped == '/' {
+                        break;
+                    }
+                    last = skipped;
+                }
+                out.push(' ');
+            }
+            _ => out.push(c),
+        }
+    }
+    // Trailing commas: `,` before `}` or `]` (outside strings, which the pass above kept).
+    let mut cleaned = String::with_capacity(out.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    let bytes: Vec<char> = out.chars().collect();
+    for (i, &c) in bytes.iter().enumerate() {
+        if in_string {
+            cleaned.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+        }
+        if c == ',' {
+            let next = bytes[i + 1..].iter().find(|n| !n.is_whitespace());
+            if matches!(next, Some('}') | Some(']')) {
+                continue;
+            }
+        }
+        cleaned.push(c);
+    }
+    serde_json::from_str(&cleaned).ok()
+}
+
 #[rustfmt::skip]
 /// Globals every JavaScript runtime provides (sorted for binary search).
 const GLOBALS: &[&str] = &[
@@ -287,10 +475,35 @@ mod tests {
             Some("packages/core/")
         );
         assert_eq!(JAVASCRIPT.package("lib/command.js").as_deref(), Some(""));
-        let names = TYPESCRIPT.package_names(r#"{"name":"@x/core","main":"build/index.js"}"#);
+        let names = TYPESCRIPT.package_names(
+            "packages/core/package.json",
+            r#"{"name":"@x/core","main":"build/index.js","exports":{".":{"types":"./dist/i.d.ts","import":"./dist/i.js"},"./utils":{"source":"./src/utils.ts"}}}"#,
+        );
+        let want = |name: &str, file: &str| (name.to_string(), Some(file.to_string()));
         assert_eq!(
             names,
-            vec![("@x/core".to_string(), Some("src/index.ts".to_string()))]
+            vec![
+                want("@x/core", "src/index.ts"),
+                want("@x/core/utils", "./src/utils.ts")
+            ]
+        );
+        let tsconfig = r#"{
+            // comments and trailing commas, as tsc allows; "a // b" is a string
+            "extends": "../../tsconfig.base",
+            "compilerOptions": { "baseUrl": "./src", "paths": { "@lib/*": ["lib/*",], "~": ["index.ts"] }, /* x */ },
+            "include": ["a // b"],
+        }"#;
+        assert_eq!(
+            TYPESCRIPT.package_names("packages/app/tsconfig.json", tsconfig),
+            vec![
+                want("", "src"),
+                want("@lib", "src/lib"),
+                want("~", "src/index.ts")
+            ]
+        );
+        assert_eq!(
+            TYPESCRIPT.manifest_includes("packages/app/tsconfig.json", tsconfig),
+            vec!["../../tsconfig.base.json".to_string()]
         );
     }
 

@@ -113,14 +113,22 @@ pub trait Language: Sync + Send {
     fn package(&self, _path: &str) -> Option<String> {
         None
     }
-    /// The repo-relative manifest declaring `package`, if it can be depended upon.
-    fn manifest(&self, _package: &str) -> Option<String> {
-        None
+    /// The repo-relative manifests declaring `package` and the names it is imported by
+    /// (Rust: `Cargo.toml`; TypeScript: `package.json`, and `tsconfig.json` for path aliases).
+    fn manifests(&self, _package: &str) -> Vec<String> {
+        Vec::new()
     }
-    /// The names other packages use for this one, read from its manifest's text (Rust: the
-    /// `[lib]` name, else the `[package]` name with `-` as `_`), each with the path of its root
-    /// file relative to the manifest when the manifest sets one (`[lib] path`).
-    fn package_names(&self, _manifest: &str) -> Vec<(String, Option<String>)> {
+    /// The names code uses for modules of the repository, read from a manifest's text (Rust:
+    /// the `[lib]` name, else the `[package]` name with `-` as `_`; TypeScript: a
+    /// package.json `name` and `exports`, a tsconfig's `paths` and `baseUrl`), each with the
+    /// path it names relative to the manifest's directory, when the manifest sets one (`[lib]
+    /// path`, `"source"`). `manifest` is the manifest's repo-relative path.
+    fn package_names(&self, _manifest: &str, _text: &str) -> Vec<(String, Option<String>)> {
+        Vec::new()
+    }
+    /// Other manifests whose names apply too, relative to the manifest's directory (a
+    /// tsconfig's `extends`).
+    fn manifest_includes(&self, _manifest: &str, _text: &str) -> Vec<String> {
         Vec::new()
     }
 

@@ -144,12 +144,16 @@ impl Language for Rust {
         )
     }
 
-    fn manifest(&self, package: &str) -> Option<String> {
+    fn manifests(&self, package: &str) -> Vec<String> {
         let dir = package.strip_suffix("crate").unwrap_or(package);
-        (dir.is_empty() || dir.ends_with('/')).then(|| format!("{dir}Cargo.toml"))
+        if dir.is_empty() || dir.ends_with('/') {
+            vec![format!("{dir}Cargo.toml")]
+        } else {
+            Vec::new()
+        }
     }
 
-    fn package_names(&self, manifest: &str) -> Vec<(String, Option<String>)> {
+    fn package_names(&self, _path: &str, manifest: &str) -> Vec<(String, Option<String>)> {
         let (mut section, mut package, mut lib, mut lib_path) = ("", None, None, None);
         for line in manifest.lines() {
             let line = toml_line(line);
@@ -267,19 +271,16 @@ mod tests {
             rust.package("bins/x/tests/cli.rs").as_deref(),
             Some("bins/x/tests/")
         );
-        assert_eq!(
-            rust.manifest("bins/x/crate").as_deref(),
-            Some("bins/x/Cargo.toml")
-        );
-        assert_eq!(rust.manifest("crate").as_deref(), Some("Cargo.toml"));
+        assert_eq!(rust.manifests("bins/x/crate"), ["bins/x/Cargo.toml"]);
+        assert_eq!(rust.manifests("crate"), ["Cargo.toml"]);
         let manifest = "[package]\nname = \"tg-shared\"\nversion = \"0.1.0\"\n\n[dependencies]\nname = \"no\"\n";
         assert_eq!(
-            rust.package_names(manifest),
+            rust.package_names("Cargo.toml", manifest),
             [("tg_shared".to_string(), None)]
         );
         let renamed = "[package]\nname = 'tg-x'   # the x crate\n[lib]\nname = \"x_lib\"\npath = \"lib.rs\"\n";
         assert_eq!(
-            rust.package_names(renamed),
+            rust.package_names("Cargo.toml", renamed),
             [("x_lib".to_string(), Some("lib.rs".to_string()))]
         );
         assert_eq!(rust.package("tests/make.rs").as_deref(), Some("tests/"));
@@ -287,9 +288,11 @@ mod tests {
             rust.package("tests/common/mod.rs").as_deref(),
             Some("tests/")
         );
-        assert_eq!(rust.manifest("tests/").as_deref(), Some("tests/Cargo.toml"));
+        assert_eq!(rust.manifests("tests/"), ["tests/Cargo.toml"]);
         assert_eq!(rust.package("build.rs").as_deref(), Some(""));
-        assert!(rust.package_names("[workspace]\nmembers = []\n").is_empty());
+        assert!(rust
+            .package_names("Cargo.toml", "[workspace]\nmembers = []\n")
+            .is_empty());
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! definitions. Decorators belong to what they decorate. Anonymous callbacks are not symbols:
 //! their calls belong to the enclosing definition.
 
-use crate::util::{comment_first_line, end_line, header_before, start_line, text};
+use crate::util::{comment_first_line, end_line, header_before, one_line, start_line, text};
 use crate::{module_facts, Grammar, MAX_DEPTH};
 use tg_lang::ecmascript::{specifier_key, EcmaScript};
 use tg_lang::{
@@ -204,14 +204,20 @@ impl<'s> Walker<'s> {
         body: Option<Node>,
         returns: Option<Value>,
     ) -> u32 {
+        // A computed member name (`[a\n.b]`) may span lines: ids are one line.
+        let name = &one_line(name);
         let parent = &self.facts.symbols[scope as usize];
         let qualname = if parent.qualname.is_empty() {
             name.to_string()
         } else {
             format!("{}.{}", parent.qualname, name)
         };
-        // An exported object's member (`api.get`) is named by its own part.
-        let name = name.rsplit('.').next().unwrap_or(name);
+        // An exported object's member (`api.get`) is named by its own part; a computed
+        // name (`[Symbol.iterator]`) is whole.
+        let name = match name.starts_with('[') {
+            true => name.as_str(),
+            false => name.rsplit('.').next().unwrap_or(name),
+        };
         let start = span.first_decorator.unwrap_or(span.outer);
         let source = self.source;
         let hashed = source

@@ -197,7 +197,8 @@ fn aggregate(mut raw: Vec<RawEdge>, ids: &[Vec<String>]) -> Vec<Aggregated> {
 }
 
 /// The other packages of the repository by the names code uses for them, read from their
-/// manifests (Rust: `tg_shared` for `shared/Cargo.toml`). Sorted, so the output is stable.
+/// manifests (Rust: `tg_shared` for `shared/Cargo.toml`; TypeScript: a package.json `name`, a
+/// tsconfig's `paths`, and the manifests those extend). Sorted, so the output is stable.
 pub fn package_aliases(root: &std::path::Path, files: &[SourceFile]) -> Vec<PackageAlias> {
     let mut packages = std::collections::BTreeMap::new();
     for file in files {
@@ -208,31 +209,77 @@ pub fn package_aliases(root: &std::path::Path, files: &[SourceFile]) -> Vec<Pack
         }
     }
     let mut aliases = Vec::new();
-    for ((lang_id, package), lang) in packages {
-        let Some(manifest) = lang.manifest(&package) else {
-            continue;
-        };
-        let Ok(text) = std::fs::read_to_string(root.join(&manifest)) else {
-            continue;
-        };
-        let dir = &manifest[..manifest.rfind('/').map_or(0, |i| i + 1)];
-        for (name, root_file) in lang.package_names(&text) {
-            // The package's root module: the manifest's own root file, else the package key.
-            let root = match root_file {
-                Some(file) => lang
-                    .module_keys(&format!("{dir}{}", file.trim_start_matches("./")), &|_| {
-                        false
-                    })
-                    .into_iter()
-                    .next(),
-                None => Some(package.clone()),
-            };
-            if let Some(root) = root {
-                aliases.push((lang_id, name, root));
+    for ((space, package), lang) in packages {
+        for manifest in lang.manifests(&package) {
+            for (path, text) in manifest_chain(root, lang, &manifest) {
+                let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
+                for (name, root_file) in lang.package_names(&path, &text) {
+                    // The package's root module: the manifest's own root file, else the
+                    // package key.
+                    let root = match root_file {
+                        Some(file) => lang
+                            .module_keys(
+                                &format!("{dir}{}", file.trim_start_matches("./")),
+                                &|_| false,
+                            )
+                            .into_iter()
+                            .next(),
+                        None => Some(package.clone()),
+                    };
+                    if let Some(root) = root {
+                        aliases.push((space, name, root));
+                    }
+                }
             }
         }
     }
     aliases.sort();
     aliases.dedup();
     aliases
+}
+
+/// How many manifests one may extend, one after another (a tsconfig's `extends`).
+const MAX_MANIFEST_CHAIN: usize = 8;
+
+/// A manifest and those it extends, bases first, each with its repo-relative path and text;
+/// a missing or unreadable one is left out, and a cycle ends the chain.
+fn manifest_chain(
+    root: &std::path::Path,
+    lang: &dyn tg_lang::Language,
+    manifest: &str,
+) -> Vec<(String, String)> {
+    let mut chain: Vec<(String, String)> = Vec::new();
+    let mut pending = vec![manifest.to_string()];
+    while let Some(path) = pending.pop() {
+        if chain.len() >= MAX_MANIFEST_CHAIN || chain.iter().any(|(p, _)| *p == path) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(root.join(&path)) else {
+            continue;
+        };
+        let dir = path.rfind('/').map_or("", |i| &path[..i]);
+        for include in lang.manifest_includes(&path, &text) {
+            if let Some(joined) = join_relative(dir, &include) {
+                pending.push(joined);
+            }
+        }
+        chain.push((path, text));
+    }
+    chain.reverse();
+    chain
+}
+
+/// `dir/../x` joined and normalised; `None` when it climbs above the repository.
+fn join_relative(dir: &str, relative: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for part in relative.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    Some(parts.join("/"))
 }

@@ -264,10 +264,15 @@ impl<'a> Resolver<'a> {
             let prefix = format!("{root}{sep}");
             let mut added: Vec<(String, Vec<u32>)> = Vec::new();
             for (key, files) in keys.iter() {
-                if key == root {
+                if key == root && !name.is_empty() {
                     added.push((name.clone(), files.clone()));
                 } else if let Some(rest) = key.strip_prefix(&prefix) {
-                    added.push((format!("{name}{sep}{rest}"), files.clone()));
+                    // The empty name is a base directory (a tsconfig's `baseUrl`).
+                    let alias = match name.is_empty() {
+                        true => rest.to_string(),
+                        false => format!("{name}{sep}{rest}"),
+                    };
+                    added.push((alias, files.clone()));
                 }
             }
             if added.is_empty() {

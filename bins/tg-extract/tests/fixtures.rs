@@ -396,7 +396,8 @@ fn rust_typed_fixture_relations() {
 
 /// A two-package TypeScript monorepo with one JavaScript file: every construct of the
 /// language's walker, and its import resolution (relative, index files, re-exports, default
-/// exports, a workspace package by its package.json name, `require`). Written from reading the
+/// exports, a workspace package by its package.json name, `require`, tsconfig `paths` and
+/// `baseUrl` through `extends`). Written from reading the
 /// fixture, before running the tool.
 #[test]
 fn typescript_fixture_nodes_are_exact() {
@@ -452,6 +453,8 @@ fn typescript_fixture_nodes_are_exact() {
         (format!("{app}/start.js"), "module", 1, 13),
         (format!("{app}/start.js::start"), "function", 7, 10),
         (format!("{app}/start.js::first"), "function", 13, 13),
+        (format!("{app}/paths.ts"), "module", 1, 7),
+        (format!("{app}/paths.ts::viaPaths"), "function", 4, 7),
     ];
     let borrowed: Vec<(&str, &str, u32, u32)> = owned
         .iter()
@@ -515,6 +518,13 @@ fn typescript_fixture_relations() {
         "calls A/start.js::start -> C/router.ts::Router.constructor (import)",
         "calls A/start.js::first -> C/route.ts::Route (import)",
         "calls A/start.js::first -> C/route.ts::Route.constructor (import)",
+        // tsconfig: `paths` from the extended base config, `baseUrl` from the package's own.
+        "imports A/paths.ts -> C/router.ts (import)",
+        "imports A/paths.ts -> A/start.js (import)",
+        "calls A/paths.ts::viaPaths -> C/router.ts::Router (import)",
+        "calls A/paths.ts::viaPaths -> C/router.ts::Router.constructor (import)",
+        "calls A/paths.ts::viaPaths -> C/router.ts::Router.add (typed)",
+        "calls A/paths.ts::viaPaths -> A/start.js::first (import)",
     ]
     .iter()
     .map(|r| {
