@@ -960,7 +960,7 @@ fn plain_http_beyond_loopback_is_refused_before_anything_is_sent() {
 fn sources_the_fuzzers_found_are_extracted_without_a_crash() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions");
     let mut checked = 0;
-    for language in ["python", "c", "rust"] {
+    for language in ["python", "c", "rust", "typescript"] {
         let Ok(entries) = fs::read_dir(root.join(language)) else {
             continue;
         };

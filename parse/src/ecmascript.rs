@@ -32,6 +32,10 @@ impl Grammar for EcmaScript {
         }
     }
 
+    fn max_bracket_depth(&self) -> Option<usize> {
+        Some(1024)
+    }
+
     fn grammar_key(&self, path: &str) -> &'static str {
         if self.id() == "typescript" && path.ends_with(".tsx") {
             "tsx"

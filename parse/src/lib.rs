@@ -31,6 +31,12 @@ pub trait Grammar: Language {
     }
     /// Walks a parsed tree into facts. `path` is repo-relative with `/`.
     fn extract(&self, path: &str, source: &str, tree: &tree_sitter::Tree) -> FileFacts;
+    /// How deep brackets may nest in a file the grammar is given: the TypeScript grammar's
+    /// parser recurses once per level while merging its stack, and ~8 000 levels overflow
+    /// any thread's stack (found by fuzzing). `None`: the parser takes any depth.
+    fn max_bracket_depth(&self) -> Option<usize> {
+        None
+    }
     /// The source as the grammar should see it: the same bytes and lines, with constructs the
     /// grammar cannot parse without a preprocessor blanked out (C's `extern "C" {` wrappers).
     fn prepare_source<'s>(&self, source: &'s str) -> std::borrow::Cow<'s, str> {
@@ -63,6 +69,11 @@ thread_local! {
 /// extracts its facts. The tree is dropped before returning: trees cost ~20x their source.
 pub fn extract_file(lang: &dyn Language, path: &str, source: &str) -> Result<FileFacts, String> {
     let lang = grammar_for(lang).ok_or_else(|| format!("no grammar for {}", lang.id()))?;
+    if let Some(limit) = lang.max_bracket_depth() {
+        if let Some(line) = bracket_depth_exceeded(source, limit) {
+            return Err(format!("{TOO_DEEPLY_NESTED} {limit} at line {line}"));
+        }
+    }
     let source: &str = &lang.prepare_source(source);
     let tree = PARSERS.with(|parsers| {
         let mut parsers = parsers.borrow_mut();
@@ -84,6 +95,29 @@ pub fn extract_file(lang: &dyn Language, path: &str, source: &str) -> Result<Fil
     clamp_lines(&mut facts, source);
     facts.generated = tg_lang::role::generated_marker(source);
     Ok(facts)
+}
+
+/// How an error of [`extract_file`] for a file nested too deeply starts.
+pub const TOO_DEEPLY_NESTED: &str = "brackets nested deeper than";
+
+/// The line where `(`, `[` and `{` first nest deeper than `limit`, counting every bracket
+/// (in strings and comments too: an over-count only skips a file no person wrote).
+fn bracket_depth_exceeded(source: &str, limit: usize) -> Option<u32> {
+    let (mut depth, mut line) = (0usize, 1u32);
+    for byte in source.bytes() {
+        match byte {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return Some(line);
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'\n' => line += 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Keeps every symbol's lines inside the file. Error recovery can leave a node ending past the
@@ -147,6 +181,16 @@ mod tests {
                 "{symbol:?}"
             );
         }
+    }
+
+    #[test]
+    fn typescript_nested_past_the_parser_is_refused_with_its_line() {
+        let ts = tg_lang::for_path("a.ts").expect("typescript");
+        let deep = format!("const a = 1;\nf{}{};\n", "(".repeat(5000), ")".repeat(5000));
+        let err = extract_file(ts, "a.ts", &deep).expect_err("too deep");
+        assert_eq!(err, format!("{TOO_DEEPLY_NESTED} 1024 at line 2"));
+        let fine = format!("f{}{};\n", "(".repeat(1000), ")".repeat(1000));
+        assert!(extract_file(ts, "a.ts", &fine).is_ok());
     }
 
     #[test]
