@@ -95,6 +95,7 @@ lint:
 bench: build model
 	$(CARGO) build --release --example parse_floor
 	bash bench/speed.sh
+	bash bench/speed_ts.sh
 	bash bench/contract.sh
 	bash bench/plan.sh
 	bash bench/query.sh
