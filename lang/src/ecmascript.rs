@@ -231,20 +231,10 @@ pub fn specifier_key(importer: &str, specifier: &str) -> String {
     {
         return specifier.to_string();
     }
-    let mut parts: Vec<&str> = importer.split('/').collect();
-    parts.pop();
-    for part in specifier.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if parts.pop().is_none() {
-                    return format!("<beyond the root>/{specifier}");
-                }
-            }
-            part => parts.push(part),
-        }
-    }
-    let joined = parts.join("/");
+    let dir = importer.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let Some(joined) = crate::normalize_join(dir, specifier) else {
+        return format!("<beyond the root>/{specifier}");
+    };
     let key = strip_extension(&joined);
     key.strip_suffix("/index").unwrap_or(key).to_string()
 }

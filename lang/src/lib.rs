@@ -241,6 +241,23 @@ pub fn all_extensions() -> impl Iterator<Item = &'static str> {
         .flat_map(|lang| lang.extensions().iter().copied())
 }
 
+/// `dir` and a relative path joined and normalised (`src/a` + `../b/x.h` is `src/b/x.h`):
+/// include paths, import specifiers, manifests that extend others. `None` when it climbs above
+/// the root.
+pub fn normalize_join(dir: &str, rel: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    Some(parts.join("/"))
+}
+
 /// The language with this id.
 pub fn by_id(id: &str) -> Option<&'static dyn Language> {
     REGISTRY.iter().copied().find(|lang| lang.id() == id)
@@ -282,6 +299,16 @@ mod tests {
             let lang = for_path(path).expect("a language");
             assert_eq!(lang.role(path), role, "{path}");
         }
+    }
+
+    #[test]
+    fn relative_paths_join_and_normalise() {
+        assert_eq!(
+            normalize_join("src/a", "../b/x.h"),
+            Some("src/b/x.h".into())
+        );
+        assert_eq!(normalize_join("", "x.h"), Some("x.h".into()));
+        assert_eq!(normalize_join("", "../x.h"), None);
     }
 
     #[test]

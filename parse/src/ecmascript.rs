@@ -676,7 +676,7 @@ impl<'s> Walker<'s> {
                     Some(value)
                         if value.kind() == "object" && self.exported_at_top(task, outer) =>
                     {
-                        self.object_methods(declarator_task, value, span, &name_text, next);
+                        self.object_methods(declarator_task, value, &name_text, next);
                         continue;
                     }
                     _ => {}
@@ -710,12 +710,10 @@ impl<'s> Walker<'s> {
         &mut self,
         task: Task<'t>,
         object: Node<'t>,
-        span: Span<'t>,
         name: &str,
         next: &mut Vec<Task<'t>>,
     ) {
-        // The object itself is no symbol: a scope-less prefix keeps the members' qualnames.
-        let _ = span;
+        // The object itself is no symbol: its name qualifies the members' (`api.get`).
         for member in named_children(object) {
             let (key, function) = match member.kind() {
                 "method_definition" => (member.child_by_field_name("name"), Some(member)),
@@ -855,14 +853,8 @@ impl<'s> Walker<'s> {
         let Some(function) = node.child_by_field_name("function") else {
             return;
         };
-        if function.kind() == "import" {
-            // `import("./x")`: a module edge.
-            if let Some(module) = self.required_module(node) {
-                self.module_import(scope, node, &module, Binding::None);
-            }
-            return;
-        }
-        if text(function, self.source) == "require" {
+        if is_module_load(function, self.source) {
+            // `import("./x")`, `require("./x")`: a module edge, not a call.
             if let Some(module) = self.required_module(node) {
                 self.module_import(scope, node, &module, Binding::None);
             }
@@ -884,7 +876,7 @@ impl<'s> Walker<'s> {
             return None;
         }
         let function = call.child_by_field_name("function")?;
-        if !(function.kind() == "import" || text(function, self.source) == "require") {
+        if !is_module_load(function, self.source) {
             return None;
         }
         let argument = call.child_by_field_name("arguments")?.named_child(0)?;
@@ -1010,7 +1002,7 @@ impl<'s> Walker<'s> {
                     let Some(name) = specifier.child_by_field_name("name") else {
                         continue;
                     };
-                    let member = module_export_name(name, source);
+                    let member = member_name(name, source);
                     let bound = specifier
                         .child_by_field_name("alias")
                         .map_or_else(|| member.clone(), |a| text(a, source).to_string());
@@ -1095,7 +1087,7 @@ impl<'s> Walker<'s> {
             (Some(module), None, Some(namespace)) => {
                 let name = named_children(namespace)
                     .next()
-                    .map(|n| module_export_name(n, source));
+                    .map(|n| member_name(n, source));
                 let binding = match name {
                     Some(name) => Binding::Module {
                         name,
@@ -1185,6 +1177,11 @@ impl<'s> Walker<'s> {
     }
 }
 
+/// `import(...)` or `require(...)`: loads a module.
+fn is_module_load(function: Node, source: &str) -> bool {
+    function.kind() == "import" || text(function, source) == "require"
+}
+
 fn named_children(node: Node) -> impl Iterator<Item = Node> {
     (0..node.named_child_count() as u32).filter_map(move |i| node.named_child(i))
 }
@@ -1234,7 +1231,8 @@ fn unwrap_expression(node: Node) -> Node {
     node
 }
 
-/// A member's name: identifiers as written (`#p` keeps its `#`), strings without quotes.
+/// A member's or an exported name: identifiers as written (`#p` keeps its `#`), strings
+/// (`export { x as "a-b" }`) without quotes.
 fn member_name(node: Node, source: &str) -> String {
     match node.kind() {
         "string" => string_value(node, source).unwrap_or("").to_string(),
@@ -1242,20 +1240,15 @@ fn member_name(node: Node, source: &str) -> String {
     }
 }
 
-/// An exported name: an identifier, or a string (`export { x as "a-b" }`).
-fn module_export_name(node: Node, source: &str) -> String {
-    member_name(node, source)
-}
-
 /// The names and aliases of an `export { a, b as c }` clause.
 fn export_specifiers(clause: Node, source: &str) -> Vec<(String, Option<String>)> {
     named_children(clause)
         .filter(|s| s.kind() == "export_specifier")
         .filter_map(|s| {
-            let name = module_export_name(s.child_by_field_name("name")?, source);
+            let name = member_name(s.child_by_field_name("name")?, source);
             let alias = s
                 .child_by_field_name("alias")
-                .map(|a| module_export_name(a, source));
+                .map(|a| member_name(a, source));
             Some((name, alias))
         })
         .collect()

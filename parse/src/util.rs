@@ -166,21 +166,6 @@ impl<'t> CommentRun<'t> {
     }
 }
 
-/// `dir/../x.h` style joining for include paths; `None` when it climbs above the root.
-pub fn normalize_join(dir: &str, rel: &str) -> Option<String> {
-    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-    for part in rel.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            other => parts.push(other),
-        }
-    }
-    Some(parts.join("/"))
-}
-
 #[cfg(test)]
 mod comment_tests {
     use super::*;
@@ -200,15 +185,5 @@ mod comment_tests {
             Some("Opens it.".into())
         );
         assert_eq!(comment_first_line("/* ---- */"), None);
-    }
-
-    #[test]
-    fn include_paths_join_and_normalise() {
-        assert_eq!(
-            normalize_join("src/a", "../b/x.h"),
-            Some("src/b/x.h".into())
-        );
-        assert_eq!(normalize_join("", "x.h"), Some("x.h".into()));
-        assert_eq!(normalize_join("", "../x.h"), None);
     }
 }

@@ -259,7 +259,7 @@ fn manifest_chain(
         };
         let dir = path.rfind('/').map_or("", |i| &path[..i]);
         for include in lang.manifest_includes(&path, &text) {
-            if let Some(joined) = join_relative(dir, &include) {
+            if let Some(joined) = tg_lang::normalize_join(dir, &include) {
                 pending.push(joined);
             }
         }
@@ -267,19 +267,4 @@ fn manifest_chain(
     }
     chain.reverse();
     chain
-}
-
-/// `dir/../x` joined and normalised; `None` when it climbs above the repository.
-fn join_relative(dir: &str, relative: &str) -> Option<String> {
-    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-    for part in relative.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            other => parts.push(other),
-        }
-    }
-    Some(parts.join("/"))
 }

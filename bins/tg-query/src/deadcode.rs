@@ -51,22 +51,6 @@ fn language(file: &str) -> Option<&'static dyn Language> {
     tg_lang::for_path(file)
 }
 
-/// Names each module lists as its exports (Python `__all__`), read from its source.
-fn module_exports(root: &Path, files: &BTreeSet<&str>) -> HashMap<String, BTreeSet<String>> {
-    let mut out = HashMap::new();
-    for file in files {
-        let Some(lang) = language(file) else { continue };
-        let Ok(text) = std::fs::read_to_string(root.join(file)) else {
-            continue;
-        };
-        let names: BTreeSet<String> = lang.export_list(&text).into_iter().collect();
-        if !names.is_empty() {
-            out.insert((*file).to_string(), names);
-        }
-    }
-    out
-}
-
 /// Identifiers and paths written in the configuration files the languages name (at the
 /// repository's root): an entry point `pkg.cli:main`, a plugin `pkg.plugin:Hook`, a mkdocs hook
 /// `docs/hooks.py`, a Cargo `[[bin]] path = "src/bin/x.rs"`. The functions they name, and every
@@ -101,32 +85,25 @@ fn config_references(root: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
     (words, paths)
 }
 
-/// Words appearing in the repository's interface files (a C header): what they declare is API.
-fn interface_words(root: &Path, files: &BTreeSet<&str>) -> BTreeSet<String> {
-    let word = Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").ok();
-    let mut out = BTreeSet::new();
-    let Some(word) = word else { return out };
-    let interfaces = files
-        .iter()
-        .filter(|f| language(f).is_some_and(|lang| lang.is_interface_file(f)));
-    for file in interfaces {
-        if let Ok(text) = std::fs::read_to_string(root.join(file)) {
-            out.extend(word.find_iter(&text).map(|m| m.as_str().to_string()));
-        }
-    }
-    out
+/// What one read of the repository's indexed files tells: how often each identifier occurs in
+/// their code (not the comments or docstrings), which files look names up at run time (the
+/// language's reflection markers: `getattr(`, `dlsym(`), and the names each module lists as
+/// its exports (Python `__all__`), and the words of its interface files (a C header: what they
+/// declare is API). A name written more than once (its definition and a use) may
+/// be called in a way the graph does not record: through an attribute of an untyped value, as
+/// a callback, by `getattr`, returned from a decorator.
+#[derive(Default)]
+struct Scan {
+    words: HashMap<String, u32>,
+    reflective: BTreeSet<String>,
+    exports: HashMap<String, BTreeSet<String>>,
+    declared: BTreeSet<String>,
 }
 
-/// What one read of the repository's indexed files tells: how often each identifier occurs in
-/// their code (not the comments or docstrings), and which files look names up at run time
-/// (the language's reflection markers: `getattr(`, `dlsym(`). A name written more than once
-/// (its definition and a use) may be called in a way the graph does not record: through an
-/// attribute of an untyped value, as a callback, by `getattr`, returned from a decorator.
-fn scan_code(root: &Path, files: &BTreeSet<&str>) -> (HashMap<String, u32>, BTreeSet<String>) {
-    let mut counts: HashMap<String, u32> = HashMap::new();
-    let mut reflective = BTreeSet::new();
+fn scan_code(root: &Path, files: &BTreeSet<&str>) -> Scan {
+    let mut scan = Scan::default();
     let Ok(word) = Regex::new(r"[A-Za-z_][A-Za-z0-9_]*") else {
-        return (counts, reflective);
+        return scan;
     };
     // Prose does not call anything: comments and docstrings are left out of the count, with
     // each language's own syntax (a C `#define` and a Python `//` are code).
@@ -138,7 +115,15 @@ fn scan_code(root: &Path, files: &BTreeSet<&str>) -> (HashMap<String, u32>, BTre
         };
         let text = String::from_utf8_lossy(&bytes);
         if lang.reflection_markers().iter().any(|m| text.contains(m)) {
-            reflective.insert((*file).to_string());
+            scan.reflective.insert((*file).to_string());
+        }
+        if lang.is_interface_file(file) {
+            let words = word.find_iter(&text).map(|m| m.as_str().to_string());
+            scan.declared.extend(words);
+        }
+        let exports: BTreeSet<String> = lang.export_list(&text).into_iter().collect();
+        if !exports.is_empty() {
+            scan.exports.insert((*file).to_string(), exports);
         }
         let pattern = prose
             .entry(lang.id())
@@ -148,10 +133,10 @@ fn scan_code(root: &Path, files: &BTreeSet<&str>) -> (HashMap<String, u32>, BTre
             None => text.into_owned(),
         };
         for m in word.find_iter(&code) {
-            *counts.entry(m.as_str().to_string()).or_default() += 1;
+            *scan.words.entry(m.as_str().to_string()).or_default() += 1;
         }
     }
-    (counts, reflective)
+    scan
 }
 
 /// The definition line and the lines above it that belong to it: decorators (a call spread
@@ -209,7 +194,7 @@ impl Evidence {
             .iter()
             .map(|s| s.file.as_str())
             .collect();
-        let (words, reflective) = scan_code(root, &files);
+        let scan = scan_code(root, &files);
         let (config_words, config_paths) = config_references(root);
         let libraries = files
             .iter()
@@ -217,10 +202,10 @@ impl Evidence {
             .map(|lang| lang.id())
             .collect();
         Evidence {
-            exports: module_exports(root, &files),
-            declared: interface_words(root, &files),
-            words,
-            reflective,
+            exports: scan.exports,
+            declared: scan.declared,
+            words: scan.words,
+            reflective: scan.reflective,
             config_words,
             config_paths,
             libraries,

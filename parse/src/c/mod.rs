@@ -6,8 +6,7 @@
 //! the definitions inside it, not the ones after it.
 
 use crate::util::{
-    comment_first_line, end_line, header_before, normalize_join, one_line, start_line, text,
-    CommentRun,
+    comment_first_line, end_line, header_before, one_line, start_line, text, CommentRun,
 };
 use crate::{module_facts, Grammar, MAX_DEPTH};
 use tg_lang::c::C;
@@ -277,7 +276,7 @@ fn include(facts: &mut FileFacts, node: Node, dir: &str, source: &str) {
     let name = raw.trim_matches(|c| c == '"' || c == '<' || c == '>');
     let mut target = Vec::new();
     if include.kind() == "string_literal" {
-        if let Some(local) = normalize_join(dir, name) {
+        if let Some(local) = tg_lang::normalize_join(dir, name) {
             target.push(ModuleRef::Path(local));
         }
     }
