@@ -255,7 +255,13 @@ pub fn walk(root: &Path, starts: &[PathBuf], options: &WalkOptions) -> WalkResul
 /// What changed in the repository at `root` since `state` was written, walking as that build
 /// walked: files the config's `exclude:` or the build's `--exclude` left out are not sources, so
 /// they are never "added"; with `--no-ignore`, ignored files are.
-pub fn changes_since(root: &Path, store: &Store, state: &SavedState) -> Changes {
+/// `verified` carries what an earlier call found unchanged ([`freshness::Verified`]).
+pub fn changes_since(
+    root: &Path,
+    store: &Store,
+    state: &SavedState,
+    verified: &mut freshness::Verified,
+) -> Changes {
     let mut globs = layers::repo_excludes(store);
     globs.extend(state.exclude.iter().cloned());
     let excludes = tg_shared::exclude::compile(&globs).unwrap_or_else(|_| GlobSet::empty());
@@ -265,5 +271,5 @@ pub fn changes_since(root: &Path, store: &Store, state: &SavedState) -> Changes 
         .files
         .iter()
         .map(|f| (f.rel.as_str(), f.abs.as_path()));
-    freshness::compare(store, state, sources)
+    freshness::compare(store, state, sources, verified)
 }

@@ -107,12 +107,53 @@ impl Changes {
     }
 }
 
+/// Files a long-lived reader (the MCP server) found equal to the build, with the size and
+/// modification time they had: one whose stamp is unchanged is not hashed again, as git's index
+/// does. A stamp is remembered only when the file was last modified well before it was hashed,
+/// so an edit within the same clock tick as the hash cannot hide (git's "racy" rule).
+#[derive(Debug, Default)]
+pub struct Verified {
+    /// Per file: its stamp and the content hash it was found to have.
+    files: std::collections::HashMap<String, ((u64, u128), String)>,
+}
+
+/// How far a file's modification must precede the hash for its stamp to be trusted.
+const RACY_NANOS: u128 = 2_000_000_000;
+
+impl Verified {
+    /// Whether `abs` still has the content `hash`, hashing it only when its stamp moved.
+    fn same(&mut self, rel: &str, abs: &Path, hash: &str) -> bool {
+        let stamp = store::stamp(abs);
+        if let (Some(stamp), Some((known, known_hash))) = (stamp, self.files.get(rel)) {
+            if *known == stamp && known_hash == hash {
+                return true;
+            }
+        }
+        let same = std::fs::read(abs).is_ok_and(|b| content_hash(&b) == *hash);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        match stamp {
+            Some(stamp) if same && stamp.1 + RACY_NANOS < now => {
+                self.files
+                    .insert(rel.to_string(), (stamp, hash.to_string()));
+            }
+            _ => {
+                self.files.remove(rel);
+            }
+        }
+        same
+    }
+}
+
 /// What changed since `state` was written, given the source files as a walk like that build's
 /// finds them now (`tg_lang::walk::changes_since` walks), as repo-relative and absolute paths.
+/// `verified` spares hashing files already found unchanged (a fresh one hashes every file).
 pub fn compare<'f>(
     store: &Store,
     state: &SavedState,
     sources: impl IntoIterator<Item = (&'f str, &'f Path)>,
+    verified: &mut Verified,
 ) -> Changes {
     let mut seen = BTreeSet::new();
     let (mut changed, mut added) = (Vec::new(), Vec::new());
@@ -120,8 +161,7 @@ pub fn compare<'f>(
         seen.insert(rel);
         match state.files.get(rel) {
             Some(hash) => {
-                let same = std::fs::read(abs).is_ok_and(|b| content_hash(&b) == *hash);
-                if !same {
+                if !verified.same(rel, abs, hash) {
                     changed.push(rel.to_string());
                 }
             }

@@ -36,6 +36,7 @@ const CONFIDENCE_PUBLIC_FUNCTION: f64 = 0.7;
 const CONFIDENCE_PUBLIC_METHOD: f64 = 0.5;
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Finding {
     pub id: String,
     /// `dead`, or `unknown` when dispatch or reflection the graph cannot follow may reach it.

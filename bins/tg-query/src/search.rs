@@ -240,6 +240,7 @@ fn order_by_name_and_role(
 
 /// One row of an execution flow.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FlowRow {
     pub layer: String,
     pub id: String,

@@ -11,6 +11,7 @@ const HOP_COST: f64 = 0.05;
 const REACH_SHOWN: usize = 15;
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Step {
     pub id: String,
     pub layer: String,
@@ -22,6 +23,7 @@ pub struct Step {
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Trace {
     pub from: String,
     pub to: String,

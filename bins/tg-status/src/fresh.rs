@@ -46,6 +46,7 @@ pub fn from_artifacts(root: &Path, store: &Store) -> Result<Value, Failure> {
             }));
         }
     };
-    let changes = tg_lang::walk::changes_since(root, store, &state).to_fields();
+    let changes =
+        tg_lang::walk::changes_since(root, store, &state, &mut Default::default()).to_fields();
     Ok(extend(state.payload, changes))
 }

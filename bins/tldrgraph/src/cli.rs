@@ -65,6 +65,23 @@ pub enum Command {
     /// Functions and methods with no inbound call, import or reference, minus entry points,
     /// each with a reason and a confidence (runs `tg-query dead-code`).
     DeadCode(DeadCodeCommand),
+    /// Serve the map to coding agents over the Model Context Protocol (stdio): tools status,
+    /// search, trace, callers, callees, symbol, dead_code, layers, init and apply_intents.
+    /// Answers say whether they are fresh; a source change is rebuilt before answering (up to
+    /// --wait-ms). Logs go to stderr; stdout carries the protocol only.
+    Mcp(McpArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The repository (default: the git top level, else the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub root: Option<PathBuf>,
+
+    /// The longest an answer waits for a rebuild after a source change; past it the answer
+    /// comes from the previous build and says so (the rebuild goes on).
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    pub wait_ms: u64,
 }
 
 /// Options every question command shares.
@@ -256,6 +273,7 @@ mod tests {
             &["install", "--dry-run"],
             &["uninstall"],
             &["contract", "--check"],
+            &["mcp", "--root", ".", "--wait-ms", "500"],
         ] {
             let parsed = super::Cli::try_parse_from(
                 std::iter::once("tldrgraph").chain(argv.iter().copied()),

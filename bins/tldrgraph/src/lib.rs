@@ -1,9 +1,11 @@
 //! tldrgraph: composes the `tg-*` stages with real pipes and speaks the agent contract
 //! (`agent_contract.md`, written as `.tldrgraph/AGENT_CONTRACT.md`). It spawns the sibling
-//! executables; it links none of their logic.
+//! executables for every stage; the MCP server ([`mcp`]) alone links tg-query's answers, so
+//! that the index stays loaded between calls.
 
 pub mod cli;
 pub mod install;
+pub mod mcp;
 pub mod pipeline;
 pub mod render;
 pub mod shortcut;
@@ -57,6 +59,7 @@ pub fn run(cli: &Cli) -> i32 {
             rest.extend(options::to_argv(&args.call_path));
             ask(&args.ask, rest)
         }
+        Command::Mcp(args) => mcp::serve(args),
         Command::DeadCode(args) => {
             let mut rest: Vec<OsString> = vec!["dead-code".into()];
             rest.extend(options::to_argv(&args.findings));

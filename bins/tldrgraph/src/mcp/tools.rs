@@ -1,0 +1,518 @@
+//! What each MCP tool does, apart from the protocol: typed parameters in, a JSON answer out
+//! (the answer's own fields, then `freshness` and `budget`), or a [`ToolError`].
+//! [`super::server`] binds them to MCP.
+
+use super::budget::{self, Spent};
+use super::session::{Freshness, Session};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::io::Write;
+use std::process::{Command, Stdio};
+use tg_query::answer::{self, Direction, NameError};
+use tg_shared::artifacts::{self, state::SavedState};
+use tg_shared::contract;
+use tg_shared::options::{Mode, SearchArgs};
+use tg_shared::stage::Failure;
+
+/// Deepest walk `callers`/`callees` take.
+const MAX_DEPTH: u32 = 10;
+/// Payload strings longer than this are left out of `status`.
+const STATUS_TEXT: usize = 400;
+
+/// A tool that could not answer: the message, a hint, and details a client can act on
+/// (candidates for an ambiguous name).
+#[derive(Debug)]
+pub struct ToolError {
+    pub message: String,
+    pub hint: Option<String>,
+    pub details: Option<Value>,
+}
+
+impl ToolError {
+    pub fn to_json(&self) -> Value {
+        let mut out = json!({"error": self.message});
+        if let Some(hint) = &self.hint {
+            out["hint"] = Value::String(hint.clone());
+        }
+        if let Some(Value::Object(details)) = &self.details {
+            for (k, v) in details {
+                out.as_object_mut()
+                    .map(|o| o.entry(k.clone()).or_insert(v.clone()));
+            }
+        }
+        out
+    }
+}
+
+impl From<Failure> for ToolError {
+    fn from(f: Failure) -> Self {
+        ToolError {
+            message: f.message,
+            hint: f.hint,
+            details: Some(json!({"exit_code": f.code})),
+        }
+    }
+}
+
+impl From<NameError> for ToolError {
+    fn from(e: NameError) -> Self {
+        ToolError {
+            message: e.message(),
+            hint: Some(e.hint().into()),
+            details: Some(e.to_json()),
+        }
+    }
+}
+
+fn usage(message: String) -> ToolError {
+    ToolError {
+        message,
+        hint: None,
+        details: None,
+    }
+}
+
+pub type Answered = Result<Value, ToolError>;
+
+/// A tool's answer with its `freshness` and `budget`, as its output schema describes it.
+#[derive(Serialize, JsonSchema)]
+pub struct Envelope<T> {
+    #[serde(flatten)]
+    pub answer: T,
+    pub freshness: Freshness,
+    pub budget: Spent,
+}
+
+/// `answer` in its envelope, cut to `tokens`.
+fn respond<T: Serialize>(answer: T, freshness: Freshness, tokens: Option<usize>) -> Answered {
+    let tokens = budget::tokens(tokens);
+    let envelope = Envelope {
+        answer,
+        freshness,
+        budget: Spent::default(),
+    };
+    let mut value =
+        serde_json::to_value(&envelope).map_err(|e| usage(format!("cannot serialise: {e}")))?;
+    // The envelope's own size is reserved first, so the whole answer stays within the budget.
+    let reserve = 60;
+    let cut = budget::fit(&mut value, tokens.saturating_sub(reserve));
+    let spent = Spent {
+        budget_tokens: tokens,
+        tokens: 0,
+        cut,
+    };
+    value["budget"] = serde_json::to_value(&spent).unwrap_or(Value::Null);
+    let size = value.to_string().len().div_ceil(budget::CHARS_PER_TOKEN);
+    value["budget"]["tokens"] = Value::from(size);
+    Ok(value)
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatusParams {}
+
+/// The contract state and freshness in a few hundred bytes.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StatusAnswer {
+    /// The contract state of the last build, or `never_built`.
+    pub status: String,
+    /// Whether the sources, config and decisions are those the build saw.
+    pub fresh: bool,
+    /// What changed since (counts), when not fresh.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<super::session::ChangeCounts>,
+    /// The changes, a few files named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale: Option<String>,
+    /// The state's short fields (counts, `next_action`); lists are left to `init`.
+    pub summary: Map<String, Value>,
+}
+
+pub fn status(session: &mut Session) -> Answered {
+    let answer = match session.look() {
+        Ok((state, changes)) => StatusAnswer {
+            status: state.payload["status"].as_str().unwrap_or("unknown").into(),
+            fresh: changes.fresh(),
+            changes: (!changes.fresh()).then(|| (&changes).into()),
+            stale: (!changes.fresh()).then(|| super::session::describe(&changes)),
+            summary: summary(&state),
+        },
+        Err(failure)
+            if matches!(
+                SavedState::read(session.store()),
+                Err(artifacts::state::ReadError::Missing)
+            ) =>
+        {
+            let mut summary = Map::new();
+            summary.insert(
+                "next_action".into(),
+                Value::String(format!("{}; call the `init` tool", failure.message)),
+            );
+            StatusAnswer {
+                status: "never_built".into(),
+                fresh: false,
+                changes: None,
+                stale: None,
+                summary,
+            }
+        }
+        Err(failure) => return Err(failure.into()),
+    };
+    serde_json::to_value(answer).map_err(|e| usage(format!("cannot serialise: {e}")))
+}
+
+/// The payload's scalar fields (lists and long text are `init`'s to give).
+fn summary(state: &SavedState) -> Map<String, Value> {
+    let Value::Object(payload) = &state.payload else {
+        return Map::new();
+    };
+    payload
+        .iter()
+        .filter(|(k, v)| {
+            *k != "status"
+                && match v {
+                    Value::String(s) => s.len() <= STATUS_TEXT,
+                    Value::Number(_) | Value::Bool(_) => true,
+                    _ => false,
+                }
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// How `search` ranks.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchMode {
+    /// Identifiers and embeddings fused (the default).
+    #[default]
+    Hybrid,
+    /// BM25 over identifier-aware terms only.
+    Lexical,
+    /// Embeddings only.
+    Semantic,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchParams {
+    /// What to look for: words of what the code does, or names (`get_command`, `Type.method`).
+    pub query: String,
+    /// How many symbols (default 5).
+    #[serde(default)]
+    pub k: Option<usize>,
+    /// Only these layers (ids or names).
+    #[serde(default)]
+    pub layers: Vec<String>,
+    /// Never these layers (ids or names).
+    #[serde(default)]
+    pub exclude_layers: Vec<String>,
+    /// Rank tests, examples and tooling among product code (by default they follow it).
+    #[serde(default)]
+    pub include_tests: bool,
+    #[serde(default)]
+    pub mode: SearchMode,
+    /// The answer's size limit in tokens (default 4000).
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
+}
+
+pub fn search(session: &mut Session, p: SearchParams) -> Answered {
+    let (graph, freshness) = session.prepare()?;
+    let args = SearchArgs {
+        text: p.query,
+        top_k: p.k.unwrap_or(5).clamp(1, 100),
+        budget: None,
+        layer: p.layers,
+        exclude_layer: p.exclude_layers,
+        include_tests: p.include_tests,
+        mode: match p.mode {
+            SearchMode::Hybrid => Mode::Hybrid,
+            SearchMode::Lexical => Mode::Lexical,
+            SearchMode::Semantic => Mode::Semantic,
+        },
+    };
+    let answer = answer::search(graph, &args).map_err(usage)?;
+    respond(answer, freshness, p.budget_tokens)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TraceParams {
+    /// Where the path starts: an id, a qualified name (`Type.method`, `module.func`) or a unique
+    /// short name.
+    pub from: String,
+    /// Where it ends.
+    pub to: String,
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
+}
+
+pub fn trace(session: &mut Session, p: TraceParams) -> Answered {
+    let (graph, freshness) = session.prepare()?;
+    let result = answer::trace(graph, &p.from, &p.to)?;
+    respond(result, freshness, p.budget_tokens)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NeighboursParams {
+    /// The symbol: an id, a qualified name or a unique short name.
+    pub symbol: String,
+    /// Calls away, 1 (direct, the default) to 10.
+    #[serde(default)]
+    pub depth: Option<u32>,
+    /// Follow only call edges at least this sure (0 to 1; default 0).
+    #[serde(default)]
+    pub min_confidence: Option<f32>,
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
+}
+
+pub fn neighbours(session: &mut Session, p: NeighboursParams, direction: Direction) -> Answered {
+    let (graph, freshness) = session.prepare()?;
+    let symbol = graph.resolve(&p.symbol)?;
+    let depth = p.depth.unwrap_or(1).clamp(1, MAX_DEPTH);
+    let min_confidence = p.min_confidence.unwrap_or(0.0).clamp(0.0, 1.0);
+    let found = answer::neighbours(graph, symbol, direction, depth, min_confidence);
+    respond(found, freshness, p.budget_tokens)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolParams {
+    /// The symbol: an id, a qualified name or a unique short name.
+    pub symbol: String,
+    /// Include its source lines.
+    #[serde(default)]
+    pub source: bool,
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
+}
+
+pub fn symbol(session: &mut Session, p: SymbolParams) -> Answered {
+    let root = session.root().to_path_buf();
+    let (graph, freshness) = session.prepare()?;
+    let i = graph.resolve(&p.symbol)?;
+    respond(
+        answer::symbol(graph, &root, i, p.source),
+        freshness,
+        p.budget_tokens,
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeadCodeParams {
+    /// Only findings at least this sure (0 to 1; default 0).
+    #[serde(default)]
+    pub min_confidence: Option<f64>,
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
+}
+
+pub fn dead_code(session: &mut Session, p: DeadCodeParams) -> Answered {
+    let root = session.root().to_path_buf();
+    let (graph, freshness) = session.prepare()?;
+    let found = answer::dead_code(graph, &root, p.min_confidence.unwrap_or(0.0));
+    respond(found, freshness, p.budget_tokens)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LayersParams {
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
+}
+
+/// `.tldrgraph/layers.yaml` as tg-classify wrote it: per layer its counts by kind and role, its
+/// top files, the edges to and from each other layer, and its violations of `may_depend_on`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct LayersAnswer {
+    /// `native`, `original` or `none` (no config yet: one bucket).
+    pub config: String,
+    pub nodes: u64,
+    pub cross_layer_edges: u64,
+    pub violations: u64,
+    pub layers: Vec<Map<String, Value>>,
+}
+
+pub fn layers(session: &mut Session, p: LayersParams) -> Answered {
+    let (_, freshness) = session.prepare()?;
+    let path = session.store().path(artifacts::LAYERS_REPORT);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        ToolError::from(Failure::new(
+            tg_shared::exit::NO_INPUT,
+            format!("cannot read {}: {e}", path.display()),
+        ))
+    })?;
+    let report: LayersAnswer =
+        serde_yaml::from_str(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?;
+    respond(report, freshness, p.budget_tokens)
+}
+
+/// Whether and how intents are written (as `init --enrich`).
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EnrichChoice {
+    /// The agent writes them, a batch at a time (`needs_enrichment`).
+    Agent,
+    /// The configured LLM endpoint writes them.
+    Llm,
+    /// No intents: the build goes to `done` without them.
+    Off,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InitParams {
+    /// The user approved enriching the planned symbols (`init --yes`).
+    #[serde(default)]
+    pub yes: bool,
+    #[serde(default)]
+    pub enrich: Option<EnrichChoice>,
+    /// Symbols per `needs_enrichment` batch.
+    #[serde(default)]
+    pub batch: Option<u64>,
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
+}
+
+/// The payload of `tldrgraph init --json`: `status` and that state's fields, as
+/// AGENT_CONTRACT.md gives them.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct InitAnswer {
+    pub status: String,
+    #[serde(flatten)]
+    pub fields: Map<String, Value>,
+}
+
+pub fn init(session: &mut Session, p: InitParams) -> Answered {
+    let mut args: Vec<String> = vec!["init".into(), "--json".into()];
+    if p.yes {
+        args.push("--yes".into());
+    }
+    if let Some(choice) = p.enrich {
+        args.push("--enrich".into());
+        args.push(
+            match choice {
+                EnrichChoice::Agent => "agent",
+                EnrichChoice::Llm => "llm",
+                EnrichChoice::Off => "off",
+            }
+            .into(),
+        );
+    }
+    if let Some(batch) = p.batch {
+        args.push("--batch".into());
+        args.push(batch.max(1).to_string());
+    }
+    let payload = run_json(session, &args, None)?;
+    session.forget();
+    init_answer(payload, p.budget_tokens)
+}
+
+/// The payload as it is, its lists (a `needs_enrichment` batch) cut to the budget: the intents
+/// not asked for this time are asked for by the next `init`.
+fn init_answer(payload: Value, tokens: Option<usize>) -> Answered {
+    let mut value = payload;
+    let tokens = budget::tokens(tokens);
+    let cut = budget::fit(&mut value, tokens);
+    if !cut.is_empty() {
+        value["budget"] = json!(Spent {
+            budget_tokens: tokens,
+            tokens: value.to_string().len().div_ceil(budget::CHARS_PER_TOKEN),
+            cut,
+        });
+    }
+    Ok(value)
+}
+
+/// One intent the agent wrote.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Intent {
+    /// The symbol's id, as the batch gave it.
+    pub id: String,
+    /// One line: what it is for, not how it works.
+    pub intent: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outputs: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApplyIntentsParams {
+    /// The answers to a `needs_enrichment` batch.
+    pub intents: Vec<Intent>,
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
+}
+
+/// Stores the intents (`tldrgraph enrich --apply`), then runs `init` for the next state; the
+/// answer is that state's payload with `applied` beside it.
+pub fn apply_intents(session: &mut Session, p: ApplyIntentsParams) -> Answered {
+    let input =
+        serde_json::to_vec(&p.intents).map_err(|e| usage(format!("cannot serialise: {e}")))?;
+    let applied = run_json(
+        session,
+        &[
+            "enrich".into(),
+            "--apply".into(),
+            "-".into(),
+            "--json".into(),
+        ],
+        Some(&input),
+    )?;
+    if applied["status"] == contract::ERROR || applied.get("error").is_some() {
+        return Err(ToolError {
+            message: applied["error"]
+                .as_str()
+                .unwrap_or("the intents were rejected")
+                .into(),
+            hint: applied["hint"].as_str().map(str::to_string),
+            details: Some(applied),
+        });
+    }
+    let mut next = run_json(session, &["init".into(), "--json".into()], None)?;
+    session.forget();
+    next["applied"] = applied;
+    init_answer(next, p.budget_tokens)
+}
+
+/// Runs this executable with `args` and the repository, `input` on its stdin; the JSON it
+/// printed (an error payload is returned as it is: it is a contract state).
+fn run_json(session: &Session, args: &[String], input: Option<&[u8]>) -> Answered {
+    let mut child = Command::new(session.exe())
+        .args(args)
+        .arg(session.root())
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| usage(format!("cannot run {}: {e}", session.exe().display())))?;
+    if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
+        stdin
+            .write_all(bytes)
+            .map_err(|e| usage(format!("cannot write to {}: {e}", args.join(" "))))?;
+    }
+    let output = child
+        .wait_with_output()
+        .map_err(|e| usage(format!("cannot run {}: {e}", args.join(" "))))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(text.trim()).map_err(|e| {
+        usage(format!(
+            "`tldrgraph {}` printed no JSON ({e}; exit {:?})",
+            args.join(" "),
+            output.status.code()
+        ))
+    })
+}
