@@ -217,3 +217,91 @@ fn install_keeps_a_managed_file_the_user_edited() {
     );
     assert_eq!(fs::read_to_string(&command).expect("read"), edited);
 }
+
+#[test]
+fn install_mcp_adds_the_server_beside_the_users_and_uninstall_takes_only_it_out() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    // Claude Code's config already lists a server of the user's; Cursor's does not exist.
+    let users = "{\n  \"mcpServers\": {\n    \"db\": {\"command\": \"db-mcp\", \"args\": [\"--ro\"]}\n  },\n  \"other\": 1\n}\n";
+    fs::write(dir.join(".mcp.json"), users).expect(".mcp.json");
+    let original = snapshot(dir);
+
+    let first = tldrgraph(dir, &["install", "--mcp"]);
+    assert!(first.contains("update .mcp.json"), "{first}");
+    assert!(first.contains("create .cursor/mcp.json"), "{first}");
+    for path in [".mcp.json", ".cursor/mcp.json"] {
+        let config: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(dir.join(path)).expect(path)).expect("json");
+        assert_eq!(
+            config["mcpServers"]["tldrgraph"],
+            serde_json::json!({"command": "tldrgraph", "args": ["mcp"]}),
+            "{path}"
+        );
+    }
+    let claude: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join(".mcp.json")).expect("read"))
+            .expect("json");
+    assert_eq!(claude["mcpServers"]["db"]["args"][0], "--ro");
+    assert_eq!(claude["other"], 1);
+
+    let installed = snapshot(dir);
+    let second = tldrgraph(dir, &["install", "--mcp"]);
+    assert!(second.contains("unchanged .mcp.json"), "{second}");
+    assert_eq!(snapshot(dir), installed, "a second install changes nothing");
+
+    tldrgraph(dir, &["uninstall"]);
+    let after = snapshot(dir);
+    assert!(
+        !dir.join(".cursor").exists(),
+        "the directory install made is gone"
+    );
+    let claude: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join(".mcp.json")).expect("read"))
+            .expect("json");
+    let mut expected: serde_json::Value = serde_json::from_str(users).expect("json");
+    assert_eq!(
+        claude, expected,
+        "the user's servers and keys are back as they were"
+    );
+    // Only the formatting of .mcp.json may differ from the original.
+    let mut without: BTreeMap<_, _> = after.clone();
+    without.remove(Path::new(".mcp.json"));
+    let mut original_without = original.clone();
+    original_without.remove(Path::new(".mcp.json"));
+    assert_eq!(without, original_without);
+
+    // A tldrgraph entry the user wrote is theirs: never replaced, never removed.
+    expected["mcpServers"]["tldrgraph"] =
+        serde_json::json!({"command": "/opt/tg/tldrgraph", "args": ["mcp", "--wait-ms", "100"]});
+    fs::write(dir.join(".mcp.json"), expected.to_string()).expect("write");
+    let skipped = tldrgraph(dir, &["install", "--mcp"]);
+    assert!(
+        skipped.contains("skip (a server entry of yours is there) .mcp.json"),
+        "{skipped}"
+    );
+    tldrgraph(dir, &["uninstall"]);
+    let kept: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join(".mcp.json")).expect("read"))
+            .expect("json");
+    assert_eq!(
+        kept["mcpServers"]["tldrgraph"]["command"],
+        "/opt/tg/tldrgraph"
+    );
+}
+
+#[test]
+fn a_broken_mcp_config_is_reported_with_its_line_and_left_alone() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    let broken = "{\n  \"mcpServers\": {\n    \"db\": \n  }\n}\n";
+    fs::write(dir.join(".mcp.json"), broken).expect("write");
+    let output = run("tldrgraph", dir, &["install", "--mcp"]);
+    assert_eq!(output.status.code(), Some(73));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(".mcp.json:4:"), "{stderr}");
+    assert_eq!(
+        fs::read_to_string(dir.join(".mcp.json")).expect("read"),
+        broken
+    );
+}

@@ -82,6 +82,11 @@ pub struct McpArgs {
     /// comes from the previous build and says so (the rebuild goes on).
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     pub wait_ms: u64,
+
+    /// `--enrich` for the rebuilds the server runs (`off`: zero-token mode, so a source change
+    /// never stops at `needs_confirmation`). The `init` tool's own choice replaces it.
+    #[arg(long, value_enum)]
+    pub enrich: Option<options::Enrich>,
 }
 
 /// Options every question command shares.
@@ -175,6 +180,11 @@ pub struct InstallArgs {
     /// List what would change; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+
+    /// Also register `tldrgraph mcp` as this project's MCP server for Claude Code
+    /// (`.mcp.json`) and Cursor (`.cursor/mcp.json`); `uninstall` takes the entries out again.
+    #[arg(long)]
+    pub mcp: bool,
 }
 
 #[derive(Debug, Args)]
@@ -271,9 +281,10 @@ mod tests {
             &["approve", "--revoke"],
             &["enrich", "--apply", "-"],
             &["install", "--dry-run"],
+            &["install", "--mcp"],
             &["uninstall"],
             &["contract", "--check"],
-            &["mcp", "--root", ".", "--wait-ms", "500"],
+            &["mcp", "--root", ".", "--wait-ms", "500", "--enrich", "off"],
         ] {
             let parsed = super::Cli::try_parse_from(
                 std::iter::once("tldrgraph").chain(argv.iter().copied()),

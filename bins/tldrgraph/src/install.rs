@@ -6,6 +6,9 @@
 //! - `.gitignore`: a managed block with the generated, non-committed artifacts;
 //! - `.claude/commands/tldrgraph.md` and `.cursor/rules/tldrgraph.mdc`: files of their own,
 //!   written only where no file of the user's is in the way;
+//! - with `--mcp`, the project-scoped MCP server entry `mcpServers.tldrgraph` in `.mcp.json`
+//!   (Claude Code) and `.cursor/mcp.json` (Cursor), beside any servers already there (the file
+//!   is rewritten as pretty JSON; an entry of that name the user wrote is left alone);
 //! - `.tldrgraph/install.json`: what was written, so `uninstall` removes exactly that (commit it
 //!   with the rest, so a teammate can uninstall too).
 //!
@@ -118,6 +121,28 @@ pub struct Manifest {
     pub blocks: Vec<BlockEntry>,
     /// Files install wrote whole, with the hash of what it wrote.
     pub files: Vec<FileEntry>,
+    /// MCP configs holding the server entry install wrote.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<ServerEntry>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ServerEntry {
+    pub path: String,
+    /// Install created the file, or only its `mcpServers` object.
+    pub created_file: bool,
+    pub created_section: bool,
+}
+
+/// The MCP configs `install --mcp` writes the server entry into: Claude Code's project-scoped
+/// `.mcp.json` and Cursor's `.cursor/mcp.json` (the same `mcpServers` shape).
+const MCP_CONFIGS: [&str; 2] = [".mcp.json", ".cursor/mcp.json"];
+/// The entry's name and its content: the server runs from the project directory, where it
+/// finds the repository, so the entry holds no path and suits every clone.
+const MCP_SERVER_NAME: &str = "tldrgraph";
+
+fn mcp_server_entry() -> serde_json::Value {
+    serde_json::json!({"command": "tldrgraph", "args": ["mcp"]})
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -232,8 +257,14 @@ fn read_optional(path: &Path) -> Result<Option<String>, Error> {
     }
 }
 
-pub fn install(root: &Path, dry_run: bool) -> Result<Vec<Action>, Error> {
+pub fn install(root: &Path, dry_run: bool, mcp: bool) -> Result<Vec<Action>, Error> {
     let mut manifest = read_manifest(root)?;
+    if mcp {
+        // A config that cannot be read stops the install before anything is written.
+        for path in MCP_CONFIGS {
+            read_mcp_config(root, path)?;
+        }
+    }
     let before = serde_json::to_string(&manifest).unwrap_or_default();
     let mut actions = Vec::new();
     let mut act = |verb: &'static str, path: &str| {
@@ -319,6 +350,12 @@ pub fn install(root: &Path, dry_run: bool) -> Result<Vec<Action>, Error> {
             }
         }
     }
+    if mcp {
+        for path in MCP_CONFIGS {
+            let verb = install_server(root, path, &mut manifest, dry_run)?;
+            act(verb, path);
+        }
+    }
     let after = serde_json::to_string(&manifest).unwrap_or_default();
     let manifest_rel = format!("{}/{}", store::STORE_DIR, artifacts::INSTALL_MANIFEST);
     if after != before {
@@ -374,6 +411,14 @@ pub fn uninstall(root: &Path, dry_run: bool) -> Result<Vec<Action>, Error> {
             write(root, path, &rest, dry_run)?;
         }
     }
+    for entry in &manifest.servers {
+        if let Some(verb) = uninstall_server(root, entry, dry_run)? {
+            actions.push(Action {
+                verb,
+                path: entry.path.clone(),
+            });
+        }
+    }
     for file in &manifest.files {
         let path = root.join(&file.path);
         match fs::read(&path) {
@@ -423,4 +468,117 @@ fn remove_empty_parents(root: &Path, file: &Path) {
         }
         dir = d.parent();
     }
+}
+
+/// An MCP config as a JSON object (`{}` when absent); an error naming the file and line when
+/// it is not one (never overwrite what cannot be read).
+fn read_mcp_config(
+    root: &Path,
+    path: &str,
+) -> Result<Option<serde_json::Map<String, serde_json::Value>>, Error> {
+    let Some(text) = read_optional(&root.join(path))? else {
+        return Ok(None);
+    };
+    match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(serde_json::Value::Object(map))
+            if map.get("mcpServers").is_some_and(|s| !s.is_object()) =>
+        {
+            Err(format!(
+                "{path}: `mcpServers` is not an object; not touching it"
+            ))
+        }
+        Ok(serde_json::Value::Object(map)) => Ok(Some(map)),
+        Ok(_) => Err(format!("{path}: not a JSON object; not touching it")),
+        Err(e) => Err(format!(
+            "{path}:{}: not valid JSON ({e}); fix it, then run the command again",
+            e.line()
+        )),
+    }
+}
+
+fn write_mcp_config(
+    root: &Path,
+    path: &str,
+    config: &serde_json::Map<String, serde_json::Value>,
+    dry_run: bool,
+) -> Result<(), Error> {
+    let text = serde_json::to_string_pretty(config).map_err(|e| e.to_string())? + "\n";
+    if let Some(parent) = root.join(path).parent() {
+        if !dry_run {
+            fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+    }
+    write(root, path, &text, dry_run)
+}
+
+/// Adds the server entry to the MCP config at `path`; the action's verb.
+fn install_server(
+    root: &Path,
+    path: &str,
+    manifest: &mut Manifest,
+    dry_run: bool,
+) -> Result<&'static str, Error> {
+    let existing = read_mcp_config(root, path)?;
+    let created_file = existing.is_none();
+    let mut config = existing.unwrap_or_default();
+    let ours = manifest.servers.iter().any(|s| s.path == path);
+    let created_section = !config.contains_key("mcpServers");
+    let servers = config
+        .entry("mcpServers")
+        .or_insert_with(|| serde_json::Value::Object(Default::default()));
+    let Some(servers) = servers.as_object_mut() else {
+        return Err(format!(
+            "{path}: `mcpServers` is not an object; not touching it"
+        ));
+    };
+    match servers.get(MCP_SERVER_NAME) {
+        Some(entry) if *entry == mcp_server_entry() => return Ok("unchanged"),
+        Some(_) if ours => return Ok("skip (edited since install)"),
+        Some(_) => return Ok("skip (a server entry of yours is there)"),
+        None => {}
+    }
+    servers.insert(MCP_SERVER_NAME.into(), mcp_server_entry());
+    write_mcp_config(root, path, &config, dry_run)?;
+    manifest.servers.retain(|s| s.path != path);
+    manifest.servers.push(ServerEntry {
+        path: path.to_string(),
+        created_file,
+        created_section,
+    });
+    Ok(if created_file { "create" } else { "update" })
+}
+
+/// Takes the server entry out of the MCP config install wrote it into; the action's verb, or
+/// nothing when there is nothing of ours left there.
+fn uninstall_server(
+    root: &Path,
+    entry: &ServerEntry,
+    dry_run: bool,
+) -> Result<Option<&'static str>, Error> {
+    let Some(mut config) = read_mcp_config(root, &entry.path)? else {
+        return Ok(None);
+    };
+    let Some(servers) = config.get_mut("mcpServers").and_then(|s| s.as_object_mut()) else {
+        return Ok(None);
+    };
+    match servers.get(MCP_SERVER_NAME) {
+        Some(found) if *found == mcp_server_entry() => {}
+        Some(_) => return Ok(Some("keep (edited since install)")),
+        None => return Ok(None),
+    }
+    servers.remove(MCP_SERVER_NAME);
+    if servers.is_empty() && entry.created_section {
+        config.remove("mcpServers");
+    }
+    if config.is_empty() && entry.created_file {
+        if !dry_run {
+            let path = root.join(&entry.path);
+            fs::remove_file(&path).map_err(|e| format!("cannot remove {}: {e}", entry.path))?;
+            remove_empty_parents(root, &path);
+        }
+        return Ok(Some("remove"));
+    }
+    write_mcp_config(root, &entry.path, &config, dry_run)?;
+    Ok(Some("update"))
 }

@@ -595,7 +595,7 @@ fn install_command(args: &InstallArgs, installing: bool) -> i32 {
         Err(failure) => return report(&failure),
     };
     let result = if installing {
-        install::install(&root, args.dry_run)
+        install::install(&root, args.dry_run, args.mcp)
     } else {
         install::uninstall(&root, args.dry_run)
     };

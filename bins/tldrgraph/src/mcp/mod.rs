@@ -30,7 +30,11 @@ pub fn serve(args: &McpArgs) -> i32 {
         }
     };
     let wait = Duration::from_millis(args.wait_ms);
-    let session = session::Session::new(&root, exe, wait);
+    let enrich = args.enrich.map(|mode| match mode {
+        tg_shared::options::Enrich::Off => "off".to_string(),
+        tg_shared::options::Enrich::Auto => "auto".to_string(),
+    });
+    let session = session::Session::new(&root, exe, wait, enrich);
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

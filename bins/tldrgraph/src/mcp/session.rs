@@ -88,10 +88,13 @@ pub struct Session {
     loaded_from: Option<(u64, u128)>,
     rebuild: Option<Rebuild>,
     verified: Verified,
+    /// `--enrich` for every `init` this session runs: the server's option, then the `init`
+    /// tool's last choice.
+    enrich: Option<String>,
 }
 
 impl Session {
-    pub fn new(root: &Path, exe: PathBuf, wait: Duration) -> Session {
+    pub fn new(root: &Path, exe: PathBuf, wait: Duration, enrich: Option<String>) -> Session {
         Session {
             store: Store::at_root(root),
             exe,
@@ -100,6 +103,19 @@ impl Session {
             loaded_from: None,
             rebuild: None,
             verified: Verified::default(),
+            enrich,
+        }
+    }
+
+    pub fn set_enrich(&mut self, enrich: Option<String>) {
+        self.enrich = enrich;
+    }
+
+    /// The flags every `init` of this session gets.
+    pub fn init_flags(&self) -> Vec<String> {
+        match &self.enrich {
+            Some(mode) => vec!["--enrich".into(), mode.clone()],
+            None => Vec::new(),
         }
     }
 
@@ -259,6 +275,7 @@ impl Session {
         let child = Command::new(&self.exe)
             .arg("init")
             .arg("--json")
+            .args(self.init_flags())
             .arg(self.store.root())
             .stdin(Stdio::null())
             .stdout(stdout)

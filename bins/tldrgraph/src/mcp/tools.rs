@@ -352,15 +352,13 @@ pub fn layers(session: &mut Session, p: LayersParams) -> Answered {
     respond(report, freshness, p.budget_tokens)
 }
 
-/// Whether and how intents are written (as `init --enrich`).
+/// Whether intents are written (as `init --enrich`).
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum EnrichChoice {
-    /// The agent writes them, a batch at a time (`needs_enrichment`).
-    Agent,
-    /// The configured LLM endpoint writes them.
-    Llm,
-    /// No intents: the build goes to `done` without them.
+    /// Planned symbols get intents once the user approves (the default).
+    Auto,
+    /// Zero-token mode: no confirmation, nothing asked; doc comments stand in for intents.
     Off,
 }
 
@@ -370,6 +368,7 @@ pub struct InitParams {
     /// The user approved enriching the planned symbols (`init --yes`).
     #[serde(default)]
     pub yes: bool,
+    /// `off` for zero-token mode; the server's own rebuilds keep the choice.
     #[serde(default)]
     pub enrich: Option<EnrichChoice>,
     /// Symbols per `needs_enrichment` batch.
@@ -389,20 +388,19 @@ pub struct InitAnswer {
 }
 
 pub fn init(session: &mut Session, p: InitParams) -> Answered {
-    let mut args: Vec<String> = vec!["init".into(), "--json".into()];
-    if p.yes {
-        args.push("--yes".into());
-    }
     if let Some(choice) = p.enrich {
-        args.push("--enrich".into());
-        args.push(
+        session.set_enrich(Some(
             match choice {
-                EnrichChoice::Agent => "agent",
-                EnrichChoice::Llm => "llm",
+                EnrichChoice::Auto => "auto",
                 EnrichChoice::Off => "off",
             }
             .into(),
-        );
+        ));
+    }
+    let mut args: Vec<String> = vec!["init".into(), "--json".into()];
+    args.extend(session.init_flags());
+    if p.yes {
+        args.push("--yes".into());
     }
     if let Some(batch) = p.batch {
         args.push("--batch".into());
@@ -478,7 +476,9 @@ pub fn apply_intents(session: &mut Session, p: ApplyIntentsParams) -> Answered {
             details: Some(applied),
         });
     }
-    let mut next = run_json(session, &["init".into(), "--json".into()], None)?;
+    let mut args: Vec<String> = vec!["init".into(), "--json".into()];
+    args.extend(session.init_flags());
+    let mut next = run_json(session, &args, None)?;
     session.forget();
     next["applied"] = applied;
     init_answer(next, p.budget_tokens)
