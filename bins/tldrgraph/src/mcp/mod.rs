@@ -4,6 +4,7 @@
 //! answer to a token budget. stdout carries the protocol only; anything else goes to stderr.
 
 pub mod budget;
+mod framing;
 mod server;
 pub mod session;
 pub mod tools;
@@ -48,15 +49,20 @@ pub fn serve(args: &McpArgs) -> i32 {
         }
     };
     let served = runtime.block_on(async move {
+        let (transport, pump) = framing::frame(tokio::io::stdin(), tokio::io::stdout());
+        let pump = tokio::spawn(pump);
         let running = server::Server::new(session)
-            .serve(rmcp::transport::stdio())
+            .serve(transport)
             .await
             .map_err(|e| format!("the client did not complete the handshake: {e}"))?;
-        running
+        let stopped = running
             .waiting()
             .await
             .map(|_| ())
-            .map_err(|e| format!("the server stopped: {e}"))
+            .map_err(|e| format!("the server stopped: {e}"));
+        // What the server wrote last reaches the client before we go.
+        let _ = pump.await;
+        stopped
     });
     // A read pending on stdin cannot be cancelled: do not wait for the runtime to drain it.
     runtime.shutdown_background();
