@@ -66,6 +66,7 @@ model:
 	bash pipelines/model/setup.sh
 
 test: deps model
+	bash tests/mcp/deps.sh
 	$(CARGO) build --workspace --all-targets
 	$(CARGO) test --workspace
 	CARGO=$(CARGO) bash tests/tmpfs.sh

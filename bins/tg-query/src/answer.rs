@@ -169,6 +169,9 @@ pub struct Neighbour {
     pub intent: Option<String>,
 }
 
+/// How a symbol was reached: (depth, path confidence, call line, via).
+type Reached = (u32, f32, u32, Option<u32>);
+
 /// The symbols that call `symbol` (or that it calls), breadth first up to `depth`, over call
 /// edges of confidence at least `min_confidence`.
 pub fn neighbours(
@@ -179,8 +182,7 @@ pub fn neighbours(
     min_confidence: f32,
 ) -> Neighbours {
     let n = graph.index.symbols.len();
-    // Per symbol: (depth, path confidence, call line, via), once reached.
-    let mut best: Vec<Option<(u32, f32, u32, Option<u32>)>> = vec![None; n];
+    let mut best: Vec<Option<Reached>> = vec![None; n];
     best[symbol as usize] = Some((0, 1.0, 0, None));
     let mut queue = VecDeque::from([symbol]);
     let mut order = Vec::new();

@@ -17,6 +17,8 @@ use tg_shared::stage::Failure;
 
 /// Deepest walk `callers`/`callees` take.
 const MAX_DEPTH: u32 = 10;
+/// Reserved for the `budget` report itself, so the whole answer stays within the budget.
+const ENVELOPE_TOKENS: usize = 60;
 /// Payload strings longer than this are left out of `status`.
 const STATUS_TEXT: usize = 400;
 
@@ -94,18 +96,27 @@ fn respond<T: Serialize>(answer: T, freshness: Freshness, tokens: Option<usize>)
     };
     let mut value =
         serde_json::to_value(&envelope).map_err(|e| usage(format!("cannot serialise: {e}")))?;
-    // The envelope's own size is reserved first, so the whole answer stays within the budget.
-    let reserve = 60;
-    let cut = budget::fit(&mut value, tokens.saturating_sub(reserve));
+    let cut = budget::fit(&mut value, tokens.saturating_sub(ENVELOPE_TOKENS));
     let spent = Spent {
         budget_tokens: tokens,
         tokens: 0,
         cut,
     };
     value["budget"] = serde_json::to_value(&spent).unwrap_or(Value::Null);
-    let size = value.to_string().len().div_ceil(budget::CHARS_PER_TOKEN);
-    value["budget"]["tokens"] = Value::from(size);
+    count_tokens(&mut value);
     Ok(value)
+}
+
+/// Writes the answer's own size into `budget.tokens` (the count is part of what it counts, so
+/// it is written until it no longer changes the size).
+fn count_tokens(value: &mut Value) {
+    for _ in 0..4 {
+        let size = value.to_string().len().div_ceil(budget::CHARS_PER_TOKEN);
+        if value["budget"]["tokens"] == size {
+            break;
+        }
+        value["budget"]["tokens"] = Value::from(size);
+    }
 }
 
 #[derive(Debug, Default, Deserialize, JsonSchema)]
@@ -416,13 +427,14 @@ pub fn init(session: &mut Session, p: InitParams) -> Answered {
 fn init_answer(payload: Value, tokens: Option<usize>) -> Answered {
     let mut value = payload;
     let tokens = budget::tokens(tokens);
-    let cut = budget::fit(&mut value, tokens);
+    let cut = budget::fit(&mut value, tokens.saturating_sub(ENVELOPE_TOKENS));
     if !cut.is_empty() {
         value["budget"] = json!(Spent {
             budget_tokens: tokens,
-            tokens: value.to_string().len().div_ceil(budget::CHARS_PER_TOKEN),
+            tokens: 0,
             cut,
         });
+        count_tokens(&mut value);
     }
     Ok(value)
 }
