@@ -100,6 +100,7 @@ bench: build model
 	bash bench/contract.sh
 	bash bench/plan.sh
 	bash bench/query.sh
+	bash bench/mcp.sh
 	bash bench/retrieval.sh
 
 accuracy: build

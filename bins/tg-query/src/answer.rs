@@ -328,9 +328,15 @@ pub struct DeadCodeAnswer {
 }
 
 pub fn dead_code(graph: &Graph, root: &Path, min_confidence: f64) -> DeadCodeAnswer {
-    let findings: Vec<deadcode::Finding> = deadcode::find(graph, root)
-        .into_iter()
+    dead_code_of(&deadcode::find(graph, root), min_confidence)
+}
+
+/// The answer from findings already made (a reader that keeps them between questions).
+pub fn dead_code_of(all: &[deadcode::Finding], min_confidence: f64) -> DeadCodeAnswer {
+    let findings: Vec<deadcode::Finding> = all
+        .iter()
         .filter(|f| f.confidence >= min_confidence)
+        .cloned()
         .collect();
     DeadCodeAnswer {
         count: findings.len(),

@@ -35,7 +35,7 @@ const CONFIDENCE_PRIVATE_METHOD: f64 = 0.8;
 const CONFIDENCE_PUBLIC_FUNCTION: f64 = 0.7;
 const CONFIDENCE_PUBLIC_METHOD: f64 = 0.5;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Finding {
     pub id: String,

@@ -1,7 +1,10 @@
 //! The loaded index: symbols, layers, call adjacency, vectors; and finding a symbol by name.
 
 use std::path::Path;
+use std::sync::OnceLock;
+use std::time::Duration;
 use tg_shared::artifacts;
+use tg_shared::embed::service::Embedder;
 use tg_shared::exit;
 use tg_shared::hash::content_hash;
 use tg_shared::record::EdgeKind;
@@ -19,6 +22,9 @@ pub struct Graph {
     pub inn: Vec<Vec<u32>>,
     /// Why there are no vectors, when there are none.
     pub vectors_missing: Option<String>,
+    /// The query embedder, made on the first semantic search and kept (a long-lived reader,
+    /// the MCP server, would otherwise load the model for every query).
+    embedder: OnceLock<Embedder>,
 }
 
 impl Graph {
@@ -78,7 +84,23 @@ impl Graph {
             out,
             inn,
             vectors_missing,
+            embedder: OnceLock::new(),
         })
+    }
+
+    /// The embedder of the index's model, for query texts; why there is none. A failure is
+    /// not kept, so a model installed later is found.
+    pub fn embedder(&self) -> Result<&Embedder, String> {
+        if let Some(embedder) = self.embedder.get() {
+            return Ok(embedder);
+        }
+        let info = self
+            .index
+            .embedder
+            .as_ref()
+            .ok_or_else(|| "the index has no embeddings".to_string())?;
+        let made = tg_shared::embed::service::for_index(&info.id, Duration::from_secs(30))?;
+        Ok(self.embedder.get_or_init(|| made))
     }
 
     pub fn symbol(&self, i: u32) -> &IndexSymbol {

@@ -5,7 +5,6 @@ use crate::cli::Mode;
 use crate::graph::{location, Graph};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, VecDeque};
-use std::time::Duration;
 use tg_shared::embed::dot;
 use tg_shared::lexical;
 use tg_shared::record::NodeKind;
@@ -86,15 +85,10 @@ fn sort(ranked: &mut Ranked) {
 
 /// Cosine ranking; `Err` says why there is none (no embeddings, model missing, endpoint down).
 pub fn semantic(graph: &Graph, query: &str, layer: &Filter) -> Result<Ranked, String> {
-    let info = graph
-        .index
-        .embedder
-        .as_ref()
-        .ok_or_else(|| "the index has no embeddings".to_string())?;
     if let Some(why) = &graph.vectors_missing {
         return Err(why.clone());
     }
-    let embedder = tg_shared::embed::service::for_index(&info.id, Duration::from_secs(30))?;
+    let embedder = graph.embedder()?;
     let vector = embedder
         .embed(&[query.to_string()])?
         .pop()

@@ -9,6 +9,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use tg_query::deadcode::Finding;
 use tg_query::graph::Graph;
 use tg_shared::artifacts::{self, state::ReadError, state::SavedState};
 use tg_shared::contract;
@@ -19,6 +20,8 @@ use tg_shared::store::{self, Store};
 
 /// How long a lost race for the repository lock waits before trying again.
 const LOCK_RETRY: Duration = Duration::from_millis(100);
+/// Rebuilds one answer may run when the sources change while one runs.
+const MAX_ROUNDS: u32 = 2;
 /// Changed paths named in a notice.
 const NAMED: usize = 5;
 
@@ -88,6 +91,8 @@ pub struct Session {
     loaded_from: Option<(u64, u128)>,
     rebuild: Option<Rebuild>,
     verified: Verified,
+    /// Dead-code findings of the loaded graph (every file is read to make them).
+    dead_code: Option<Vec<Finding>>,
     /// `--enrich` for every `init` this session runs: the server's option, then the `init`
     /// tool's last choice.
     enrich: Option<String>,
@@ -103,6 +108,7 @@ impl Session {
             loaded_from: None,
             rebuild: None,
             verified: Verified::default(),
+            dead_code: None,
             enrich,
         }
     }
@@ -185,11 +191,13 @@ impl Session {
     }
 
     /// Rebuilds (or waits for the rebuild under way) until the budget; fills `freshness`.
-    fn refresh(&mut self, changes: Changes, freshness: &mut Freshness) -> Result<(), Failure> {
+    fn refresh(&mut self, mut changes: Changes, freshness: &mut Freshness) -> Result<(), Failure> {
         let deadline = Instant::now() + self.wait;
+        let mut rounds = 0;
         loop {
             if self.rebuild.is_none() {
                 self.rebuild = Some(self.start(changes.clone())?);
+                rounds += 1;
             }
             let Some(rebuild) = self.rebuild.as_mut() else {
                 break;
@@ -199,18 +207,29 @@ impl Session {
                     let Some(done) = self.rebuild.take() else {
                         break;
                     };
-                    let payload = read_payload(&done);
-                    if payload["exit_code"] == exit::LOCKED && Instant::now() < deadline {
-                        // Another run (a second server, a person) holds the lock: its build
-                        // may be the one we need; look again shortly.
-                        std::thread::sleep(LOCK_RETRY);
-                        let (_, now) = self.look()?;
+                    let mut payload = read_payload(&done);
+                    let (state, now) = self.look()?;
+                    let in_time = Instant::now() < deadline;
+                    if payload["exit_code"] == exit::LOCKED {
                         if now.fresh() {
-                            return self.settle(freshness, &done, payload);
+                            // Another run (a second server, a person) held the lock and built
+                            // what we needed: its state is the answer's.
+                            payload = state.payload;
+                        } else if in_time {
+                            std::thread::sleep(LOCK_RETRY);
+                            continue;
                         }
+                    } else if !now.fresh()
+                        && payload["status"] != contract::ERROR
+                        && in_time
+                        && rounds < MAX_ROUNDS
+                    {
+                        // Edited again while it ran: once more, for the sources as they are.
+                        changes = now;
                         continue;
                     }
-                    return self.settle(freshness, &done, payload);
+                    settle(freshness, &done, payload, &now);
+                    return Ok(());
                 }
                 None => {
                     freshness.fresh = false;
@@ -224,36 +243,6 @@ impl Session {
                     return Ok(());
                 }
             }
-        }
-        Ok(())
-    }
-
-    /// What a finished rebuild means for the answer.
-    fn settle(
-        &mut self,
-        freshness: &mut Freshness,
-        done: &Rebuild,
-        payload: Value,
-    ) -> Result<(), Failure> {
-        let status = payload["status"].as_str().unwrap_or(contract::ERROR);
-        let (_, now) = self.look()?;
-        freshness.fresh = now.fresh();
-        freshness.state = Some(status.to_string());
-        freshness.rebuilt = Some(Rebuilt {
-            milliseconds: done.started.elapsed().as_millis() as u64,
-            changes: describe(&done.changes),
-        });
-        if status == contract::ERROR {
-            freshness.fresh = false;
-            freshness.pending_changes = Some((&now).into());
-            freshness.stale = Some(format!(
-                "{}; the rebuild failed ({}): the answer is from the previous build",
-                describe(&now),
-                payload["error"].as_str().unwrap_or("no message")
-            ));
-        } else if !now.fresh() {
-            freshness.pending_changes = Some((&now).into());
-            freshness.stale = Some(format!("{} during the rebuild", describe(&now)));
         }
         Ok(())
     }
@@ -307,19 +296,50 @@ impl Session {
         if self.graph.is_none() || stamp != self.loaded_from {
             self.graph = Some(Graph::load(&self.store)?);
             self.loaded_from = stamp;
+            self.dead_code = None;
         }
         Ok(())
-    }
-
-    /// The graph as loaded, without a freshness check (after [`Session::prepare`]).
-    pub fn graph(&self) -> Option<&Graph> {
-        self.graph.as_ref()
     }
 
     /// Forgets the loaded graph, so the next answer reloads it.
     pub fn forget(&mut self) {
         self.graph = None;
         self.loaded_from = None;
+        self.dead_code = None;
+    }
+
+    /// Every dead-code finding of the loaded graph (after [`Session::prepare`]), made once per
+    /// graph.
+    pub fn dead_code(&mut self) -> &[Finding] {
+        if self.dead_code.is_none() {
+            if let Some(graph) = &self.graph {
+                self.dead_code = Some(tg_query::deadcode::find(graph, self.store.root()));
+            }
+        }
+        self.dead_code.as_deref().unwrap_or(&[])
+    }
+}
+
+/// What a finished rebuild means for the answer, given what is still changed (`now`).
+fn settle(freshness: &mut Freshness, done: &Rebuild, payload: Value, now: &Changes) {
+    let status = payload["status"].as_str().unwrap_or(contract::ERROR);
+    freshness.fresh = now.fresh();
+    freshness.state = Some(status.to_string());
+    freshness.rebuilt = Some(Rebuilt {
+        milliseconds: done.started.elapsed().as_millis() as u64,
+        changes: describe(&done.changes),
+    });
+    if status == contract::ERROR {
+        freshness.fresh = false;
+        freshness.pending_changes = Some(now.into());
+        freshness.stale = Some(format!(
+            "{}; the rebuild failed ({}): the answer is from the previous build",
+            describe(now),
+            payload["error"].as_str().unwrap_or("no message")
+        ));
+    } else if !now.fresh() {
+        freshness.pending_changes = Some(now.into());
+        freshness.stale = Some(format!("{} during the rebuild", describe(now)));
     }
 }
 
