@@ -36,6 +36,11 @@ pub fn serve(args: &McpArgs) -> i32 {
         tg_shared::options::Enrich::Auto => "auto".to_string(),
     });
     let session = session::Session::new(&root, exe, wait, enrich);
+    eprintln!(
+        "tldrgraph mcp: serving {} over stdio (rebuilds wait up to {} ms)",
+        root.display(),
+        args.wait_ms
+    );
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

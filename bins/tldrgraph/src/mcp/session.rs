@@ -229,6 +229,11 @@ impl Session {
                         continue;
                     }
                     settle(freshness, &done, payload, &now);
+                    eprintln!(
+                        "tldrgraph mcp: rebuilt in {} ms: {}",
+                        done.started.elapsed().as_millis(),
+                        freshness.state.as_deref().unwrap_or("no state")
+                    );
                     return Ok(());
                 }
                 None => {
@@ -249,6 +254,7 @@ impl Session {
 
     /// Starts `tldrgraph init --json ROOT`; stdout to a file, stderr discarded.
     fn start(&self, changes: Changes) -> Result<Rebuild, Failure> {
+        eprintln!("tldrgraph mcp: rebuilding: {}", describe(&changes));
         let output = tempfile::NamedTempFile::new().map_err(|e| {
             Failure::new(
                 exit::CANT_CREATE,
@@ -294,7 +300,12 @@ impl Session {
             return Ok(());
         }
         if self.graph.is_none() || stamp != self.loaded_from {
+            let started = Instant::now();
             self.graph = Some(Graph::load(&self.store)?);
+            eprintln!(
+                "tldrgraph mcp: index loaded in {} ms",
+                started.elapsed().as_millis()
+            );
             self.loaded_from = stamp;
             self.dead_code = None;
         }
