@@ -298,7 +298,12 @@ fn every_query_tool_answers_on_the_fixture() {
     let error: Value =
         serde_json::from_str(unknown["text"].as_str().expect("text")).expect("json error");
     assert_eq!(error["error"], "no symbol named `no_such_function`");
-    assert!(error["hint"].as_str().is_some_and(|h| !h.is_empty()));
+    assert_eq!(error["kind"], "unknown_symbol");
+    assert!(error["hint"]
+        .as_str()
+        .is_some_and(|h| h.contains("`search`")));
+    // An error about the graph says how current that graph is, like an answer.
+    assert_eq!(error["freshness"]["fresh"], true);
 
     // `load` names two symbols (the function and Session.load): the function's whole name
     // wins, as the CLI reads names.
@@ -419,6 +424,7 @@ fn init_and_apply_intents_drive_the_contract() {
         {"call": "init"},
         {"call": "init", "args": {"yes": true, "batch": 2}},
         {"call": "apply_intents", "args": {"intents": [{"id": "not/a/symbol.py::x", "intent": "Nothing."}]}},
+        {"call": "init", "args": {"budget_tokens": 200}},
     ]);
     let r = drive(repo.path(), &steps, &[]);
     assert_eq!(answer(&r[1])["status"], "never_built");
@@ -447,6 +453,36 @@ fn init_and_apply_intents_drive_the_contract() {
             .as_str()
             .is_some_and(|t| t.contains("not/a/symbol.py::x")),
         "{rejected}"
+    );
+    // Beside the contract's fields, the call that moves the loop on.
+    assert_eq!(first["next_tool"]["name"], "init");
+    assert_eq!(first["next_tool"]["arguments"], json!({"yes": true}));
+    assert_eq!(batch["next_tool"]["name"], "apply_intents");
+    // A batch cut to a small budget is a smaller batch, counted as such.
+    let small = answer(&r[5]);
+    assert_eq!(small["status"], "needs_enrichment", "{small}");
+    let cut = small["budget"]["cut"]
+        .as_array()
+        .expect("cut")
+        .iter()
+        .find(|c| c["path"] == "/batch")
+        .expect("the batch was cut");
+    let shown = cut["shown"].as_u64().expect("shown");
+    assert_eq!(
+        small["batch"].as_array().map(|b| b.len() as u64),
+        Some(shown)
+    );
+    assert_eq!(
+        small["remaining_after_batch"].as_u64(),
+        batch["remaining_after_batch"]
+            .as_u64()
+            .map(|r| r + 2 - shown)
+    );
+    assert!(
+        small["next_action"]
+            .as_str()
+            .is_some_and(|a| a.contains(&format!("each of the {shown} symbols"))),
+        "{small}"
     );
 
     // Answer the batch through the tool: the next state comes back with what was applied.

@@ -165,6 +165,12 @@ pub trait Language: Sync + Send {
     fn is_private(&self, _name: &str, _definition: &str) -> bool {
         false
     }
+    /// How this language's test runner names the test `qualname` (a function or method of a
+    /// test file, `.`/`::`-separated) defined in `file`: what to pass it to run that test alone
+    /// (a pytest node id, a `cargo test` filter); `None` when it is no test the runner collects.
+    fn test_runner_id(&self, _file: &str, _qualname: &str) -> Option<String> {
+        None
+    }
     /// Whether a definition is API others build against: `declared`
     /// tells whether an interface file of the repository ([`Language::is_interface_file`])
     /// names it, `library` whether the repository holds a library of this language

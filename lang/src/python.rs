@@ -126,6 +126,18 @@ impl Language for Python {
         name.starts_with('_')
     }
 
+    /// pytest's node id (`tests/test_x.py::TestY::test_z`) for what pytest collects: `test*`
+    /// functions, and `test*` methods of `Test*` classes.
+    fn test_runner_id(&self, file: &str, qualname: &str) -> Option<String> {
+        let parts: Vec<&str> = qualname.split('.').collect();
+        let collected = match parts.as_slice() {
+            [function] => function.starts_with("test"),
+            [class, method] => class.starts_with("Test") && method.starts_with("test"),
+            _ => false,
+        };
+        collected.then(|| format!("{file}::{}", parts.join("::")))
+    }
+
     fn export_list(&self, text: &str) -> Vec<String> {
         static PATTERNS: OnceLock<Option<(Regex, Regex)>> = OnceLock::new();
         let patterns = PATTERNS.get_or_init(|| {
@@ -214,6 +226,23 @@ const BUILTINS: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn pytest_node_ids_for_what_pytest_collects() {
+        let python = super::Python;
+        let id = |q: &str| python.test_runner_id("tests/test_api.py", q);
+        assert_eq!(
+            id("test_get").as_deref(),
+            Some("tests/test_api.py::test_get")
+        );
+        assert_eq!(
+            id("TestSession.test_send").as_deref(),
+            Some("tests/test_api.py::TestSession::test_send")
+        );
+        assert_eq!(id("helper"), None);
+        assert_eq!(id("Helper.test_x"), None);
+    }
+
     use super::*;
 
     #[test]

@@ -97,6 +97,28 @@ impl Language for Rust {
         !definition.starts_with("pub")
     }
 
+    /// `cargo test`'s name for a test function: its module path in the crate (`walk::tests::x`
+    /// for `src/walk.rs::tests::x`), or `--test NAME x` for an integration test in
+    /// `tests/NAME.rs`. Helpers of test modules are named too: a filter that matches no test
+    /// runs nothing.
+    fn test_runner_id(&self, file: &str, qualname: &str) -> Option<String> {
+        let path = file.strip_suffix(".rs")?;
+        let qualname = qualname.replace('.', "::");
+        if let Some((_, test)) = path
+            .rsplit_once("tests/")
+            .filter(|(crate_dir, _)| !crate_dir.contains("src/"))
+        {
+            return Some(format!("--test {} {qualname}", test.replace('/', "::")));
+        }
+        let module = path.rsplit_once("src/").map_or(path, |(_, m)| m);
+        let mut segments: Vec<&str> = module.split('/').collect();
+        if matches!(segments.last(), Some(&("mod" | "lib" | "main"))) {
+            segments.pop();
+        }
+        segments.push(&qualname);
+        Some(segments.join("::"))
+    }
+
     /// A `pub` item of a library.
     fn is_api(&self, definition: &str, _declared: bool, library: bool) -> bool {
         library && definition.starts_with("pub")
@@ -252,6 +274,30 @@ const BUILTINS: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn cargo_test_names_follow_the_module_path() {
+        let rust = super::Rust;
+        let id = |file: &str, q: &str| rust.test_runner_id(file, q);
+        assert_eq!(
+            id("src/walk.rs", "tests::finds_files").as_deref(),
+            Some("walk::tests::finds_files")
+        );
+        assert_eq!(
+            id("crates/x/src/lib.rs", "tests::a").as_deref(),
+            Some("tests::a")
+        );
+        assert_eq!(
+            id("src/calib/mod.rs", "tests::b").as_deref(),
+            Some("calib::tests::b")
+        );
+        assert_eq!(
+            id("tests/cli.rs", "runs").as_deref(),
+            Some("--test cli runs")
+        );
+        assert_eq!(id("src/a.py", "x"), None);
+    }
+
     use super::*;
 
     #[test]

@@ -159,14 +159,20 @@ pub struct Neighbour {
     pub line_end: u32,
     /// Calls between it and the symbol asked about (1: a direct caller or callee).
     pub depth: u32,
-    /// The product of the edges' confidences along the surest path found.
-    pub confidence: f32,
+    /// The product of the edges' confidences along the surest path found (3 decimals).
+    pub confidence: f64,
     /// Line of the call, in the caller's file, on the edge nearest this symbol.
     pub call_line: u32,
     /// The symbol it was reached through, deeper than 1.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
     pub intent: Option<String>,
+}
+
+/// A confidence to 3 decimals: what the index's f32 knows, without its binary noise
+/// (0.95, not 0.949999988).
+pub fn rounded(confidence: f32) -> f64 {
+    (f64::from(confidence) * 1000.0).round() / 1000.0
 }
 
 /// How a symbol was reached: (depth, path confidence, call line, via).
@@ -234,7 +240,7 @@ pub fn neighbours(
                 line_start: s.line_start,
                 line_end: s.line_end,
                 depth: d,
-                confidence,
+                confidence: rounded(confidence),
                 call_line,
                 via: via.map(|v| graph.symbol(v).id.clone()),
                 intent: search::about(graph, i).0,

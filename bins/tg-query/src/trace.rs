@@ -16,8 +16,8 @@ pub struct Step {
     pub id: String,
     pub layer: String,
     pub location: String,
-    /// Of the call edge into this step (none for A).
-    pub confidence: Option<f32>,
+    /// Of the call edge into this step (none for A), to 3 decimals.
+    pub confidence: Option<f64>,
     /// Line of the call in the caller's file.
     pub call_line: Option<u32>,
 }
@@ -42,7 +42,7 @@ fn step(graph: &Graph, i: u32, edge: Option<u32>) -> Step {
         id: symbol.id.clone(),
         layer: graph.layer_name(i).to_string(),
         location: location(symbol),
-        confidence: edge.map(|e| e.confidence),
+        confidence: edge.map(|e| crate::answer::rounded(e.confidence)),
         call_line: edge.map(|e| e.line),
     }
 }

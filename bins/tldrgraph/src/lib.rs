@@ -223,6 +223,27 @@ fn run_pipeline(
     forward_stderr: bool,
     inherit_stdin: bool,
 ) -> Result<Value, StageFailure> {
+    let stdout = run_stages(stages, forward_stderr, inherit_stdin)?;
+    let text = String::from_utf8_lossy(&stdout);
+    serde_json::from_str::<Value>(text.trim()).map_err(|e| {
+        let last = stages.last().map_or("the last stage", |s| s.name);
+        (
+            Failure::new(
+                exit::SOFTWARE,
+                format!("{last} printed no contract state ({e}): {:?}", text.trim()),
+            ),
+            Some(last),
+        )
+    })
+}
+
+/// Runs `stages` joined by pipes (holding the lock for them); what the last one printed, or
+/// the first failure.
+fn run_stages(
+    stages: &[Stage],
+    forward_stderr: bool,
+    inherit_stdin: bool,
+) -> Result<Vec<u8>, StageFailure> {
     let finished = pipeline::run(
         stages,
         &[(LOCK_HELD_ENV, "1")],
@@ -261,17 +282,7 @@ fn run_pipeline(
         failure.hint = failed.hint();
         return Err((failure, Some(failed.name)));
     }
-    let text = String::from_utf8_lossy(&finished.stdout);
-    serde_json::from_str::<Value>(text.trim()).map_err(|e| {
-        let last = stages.last().map_or("the last stage", |s| s.name);
-        (
-            Failure::new(
-                exit::SOFTWARE,
-                format!("{last} printed no contract state ({e}): {:?}", text.trim()),
-            ),
-            Some(last),
-        )
-    })
+    Ok(finished.stdout)
 }
 
 /// Stage names and their executables.

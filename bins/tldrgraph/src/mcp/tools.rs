@@ -23,12 +23,15 @@ const ENVELOPE_TOKENS: usize = 60;
 const STATUS_TEXT: usize = 400;
 
 /// A tool that could not answer: the message, a hint, and details a client can act on
-/// (candidates for an ambiguous name).
+/// (candidates for an ambiguous name), with the answer's freshness when the graph was read.
 #[derive(Debug)]
 pub struct ToolError {
     pub message: String,
     pub hint: Option<String>,
     pub details: Option<Value>,
+    pub freshness: Option<Freshness>,
+    /// The budget the error must fit too.
+    pub tokens: Option<usize>,
 }
 
 impl ToolError {
@@ -43,7 +46,27 @@ impl ToolError {
                     .map(|o| o.entry(k.clone()).or_insert(v.clone()));
             }
         }
+        if let Some(freshness) = &self.freshness {
+            out["freshness"] = serde_json::to_value(freshness).unwrap_or(Value::Null);
+        }
+        let tokens = budget::tokens(self.tokens);
+        let cut = budget::fit(&mut out, tokens.saturating_sub(ENVELOPE_TOKENS));
+        if !cut.is_empty() {
+            out["budget"] = json!(Spent {
+                budget_tokens: tokens,
+                tokens: 0,
+                cut,
+            });
+            count_tokens(&mut out);
+        }
         out
+    }
+
+    /// The error of a question asked of the graph `freshness` describes, within `tokens`.
+    fn about(mut self, freshness: &Freshness, tokens: Option<usize>) -> ToolError {
+        self.freshness = Some(freshness.clone());
+        self.tokens = tokens;
+        self
     }
 }
 
@@ -53,16 +76,35 @@ impl From<Failure> for ToolError {
             message: f.message,
             hint: f.hint,
             details: Some(json!({"exit_code": f.code})),
+            freshness: None,
+            tokens: None,
         }
     }
 }
 
 impl From<NameError> for ToolError {
+    /// The name and its candidates as fields (the CLI's message lists them in prose too).
     fn from(e: NameError) -> Self {
+        let (kind, message, candidates) = match e {
+            NameError::Unknown { name, nearest } => (
+                "unknown_symbol",
+                format!("no symbol named `{name}`"),
+                nearest,
+            ),
+            NameError::Ambiguous { name, candidates } => (
+                "ambiguous_symbol",
+                format!("`{name}` is ambiguous: {} symbols match", candidates.len()),
+                candidates,
+            ),
+        };
         ToolError {
-            message: e.message(),
-            hint: Some(e.hint().into()),
-            details: Some(e.to_json()),
+            message,
+            hint: Some(
+                "give one of `candidates` (an id, path::Qualified.name), a qualified name (Type.method, module.function) or a unique short name; `search` finds ids".into(),
+            ),
+            details: Some(json!({"kind": kind, "candidates": candidates})),
+            freshness: None,
+            tokens: None,
         }
     }
 }
@@ -72,6 +114,8 @@ fn usage(message: String) -> ToolError {
         message,
         hint: None,
         details: None,
+        freshness: None,
+        tokens: None,
     }
 }
 
@@ -244,7 +288,8 @@ pub fn search(session: &mut Session, p: SearchParams) -> Answered {
             SearchMode::Semantic => Mode::Semantic,
         },
     };
-    let answer = answer::search(graph, &args).map_err(usage)?;
+    let answer =
+        answer::search(graph, &args).map_err(|e| usage(e).about(&freshness, p.budget_tokens))?;
     respond(answer, freshness, p.budget_tokens)
 }
 
@@ -262,7 +307,8 @@ pub struct TraceParams {
 
 pub fn trace(session: &mut Session, p: TraceParams) -> Answered {
     let (graph, freshness) = session.prepare()?;
-    let result = answer::trace(graph, &p.from, &p.to)?;
+    let result = answer::trace(graph, &p.from, &p.to)
+        .map_err(|e| ToolError::from(e).about(&freshness, p.budget_tokens))?;
     respond(result, freshness, p.budget_tokens)
 }
 
@@ -283,7 +329,9 @@ pub struct NeighboursParams {
 
 pub fn neighbours(session: &mut Session, p: NeighboursParams, direction: Direction) -> Answered {
     let (graph, freshness) = session.prepare()?;
-    let symbol = graph.resolve(&p.symbol)?;
+    let symbol = graph
+        .resolve(&p.symbol)
+        .map_err(|e| ToolError::from(e).about(&freshness, p.budget_tokens))?;
     let depth = p.depth.unwrap_or(1).clamp(1, MAX_DEPTH);
     let min_confidence = p.min_confidence.unwrap_or(0.0).clamp(0.0, 1.0);
     let found = answer::neighbours(graph, symbol, direction, depth, min_confidence);
@@ -305,7 +353,9 @@ pub struct SymbolParams {
 pub fn symbol(session: &mut Session, p: SymbolParams) -> Answered {
     let root = session.root().to_path_buf();
     let (graph, freshness) = session.prepare()?;
-    let i = graph.resolve(&p.symbol)?;
+    let i = graph
+        .resolve(&p.symbol)
+        .map_err(|e| ToolError::from(e).about(&freshness, p.budget_tokens))?;
     respond(
         answer::symbol(graph, &root, i, p.source),
         freshness,
@@ -421,12 +471,24 @@ pub fn init(session: &mut Session, p: InitParams) -> Answered {
     init_answer(payload, p.budget_tokens)
 }
 
-/// The payload as it is, its lists (a `needs_enrichment` batch) cut to the budget: the intents
-/// not asked for this time are asked for by the next `init`.
+/// The payload as it is, with `next_tool` beside it (the call that moves the contract on),
+/// its lists cut to the budget. A `needs_enrichment` batch cut that way is a smaller batch:
+/// `remaining_after_batch` and `next_action` count what is shown, and the next `init` asks for
+/// the rest.
 fn init_answer(payload: Value, tokens: Option<usize>) -> Answered {
     let mut value = payload;
+    if let Some(next) = next_tool(&value) {
+        value["next_tool"] = next;
+    }
     let tokens = budget::tokens(tokens);
     let cut = budget::fit(&mut value, tokens.saturating_sub(ENVELOPE_TOKENS));
+    if let Some(batch) = cut.iter().find(|c| c.path == "/batch") {
+        let left_out = (batch.total - batch.shown) as u64;
+        if let Some(remaining) = value["remaining_after_batch"].as_u64() {
+            value["remaining_after_batch"] = Value::from(remaining + left_out);
+        }
+        value["next_action"] = Value::String(contract::enrichment_action(batch.shown));
+    }
     if !cut.is_empty() {
         value["budget"] = json!(Spent {
             budget_tokens: tokens,
@@ -436,6 +498,18 @@ fn init_answer(payload: Value, tokens: Option<usize>) -> Answered {
         count_tokens(&mut value);
     }
     Ok(value)
+}
+
+/// The MCP call that answers a state (`next_action` names the CLI's command).
+fn next_tool(payload: &Value) -> Option<Value> {
+    let (name, arguments, first) = match payload["status"].as_str()? {
+        contract::NEEDS_LAYERS => ("init", json!({}), "write the layers config at `config_path` (read `symbols_overview`; the schema is in AGENT_CONTRACT.md)"),
+        contract::NEEDS_CONFIRMATION => ("init", json!({"yes": true}), "ask the user the question in `next_action`; call this only if they agree (or `init` with `enrich: off` to go on without intents)"),
+        contract::NEEDS_ENRICHMENT => ("apply_intents", json!({"intents": [{"id": "<id from batch>", "intent": "<one line: what it is for>"}]}), "write one intent per `batch` item"),
+        contract::NEEDS_EMBEDDINGS => ("init", json!({}), "fix what `reason` names"),
+        _ => return None,
+    };
+    Some(json!({"name": name, "arguments": arguments, "first": first}))
 }
 
 /// One intent the agent wrote.
@@ -483,8 +557,10 @@ pub fn apply_intents(session: &mut Session, p: ApplyIntentsParams) -> Answered {
                 .as_str()
                 .unwrap_or("the intents were rejected")
                 .into(),
-            hint: applied["hint"].as_str().map(str::to_string),
+            hint: Some("correct the intents `error` names and call `apply_intents` again with the whole batch".into()),
             details: Some(applied),
+            freshness: None,
+            tokens: p.budget_tokens,
         });
     }
     let mut args: Vec<String> = vec!["init".into(), "--json".into()];
