@@ -119,7 +119,20 @@ fn usage(message: String) -> ToolError {
     }
 }
 
-pub type Answered = Result<Value, ToolError>;
+/// An answer, or the error (boxed: answers are the common case).
+pub type Answered = Result<Value, Box<ToolError>>;
+
+impl From<Failure> for Box<ToolError> {
+    fn from(f: Failure) -> Self {
+        Box::new(f.into())
+    }
+}
+
+impl From<NameError> for Box<ToolError> {
+    fn from(e: NameError) -> Self {
+        Box::new(e.into())
+    }
+}
 
 /// A tool's answer with its `freshness` and `budget`, as its output schema describes it.
 #[derive(Serialize, JsonSchema)]
@@ -214,7 +227,7 @@ pub fn status(session: &mut Session) -> Answered {
         }
         Err(failure) => return Err(failure.into()),
     };
-    serde_json::to_value(answer).map_err(|e| usage(format!("cannot serialise: {e}")))
+    Ok(serde_json::to_value(answer).map_err(|e| usage(format!("cannot serialise: {e}")))?)
 }
 
 /// The payload's scalar fields (lists and long text are `init`'s to give).
@@ -552,7 +565,7 @@ pub fn apply_intents(session: &mut Session, p: ApplyIntentsParams) -> Answered {
         Some(&input),
     )?;
     if applied["status"] == contract::ERROR || applied.get("error").is_some() {
-        return Err(ToolError {
+        return Err(Box::new(ToolError {
             message: applied["error"]
                 .as_str()
                 .unwrap_or("the intents were rejected")
@@ -561,7 +574,7 @@ pub fn apply_intents(session: &mut Session, p: ApplyIntentsParams) -> Answered {
             details: Some(applied),
             freshness: None,
             tokens: p.budget_tokens,
-        });
+        }));
     }
     let mut args: Vec<String> = vec!["init".into(), "--json".into()];
     args.extend(session.init_flags());
@@ -595,11 +608,12 @@ fn run_json(session: &Session, args: &[String], input: Option<&[u8]>) -> Answere
         .wait_with_output()
         .map_err(|e| usage(format!("cannot run {}: {e}", args.join(" "))))?;
     let text = String::from_utf8_lossy(&output.stdout);
-    serde_json::from_str(text.trim()).map_err(|e| {
+    let parsed = serde_json::from_str(text.trim()).map_err(|e| {
         usage(format!(
             "`tldrgraph {}` printed no JSON ({e}; exit {:?})",
             args.join(" "),
             output.status.code()
         ))
-    })
+    })?;
+    Ok(parsed)
 }
