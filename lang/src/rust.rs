@@ -103,6 +103,17 @@ impl Language for Rust {
     /// runs nothing.
     fn test_runner_id(&self, file: &str, qualname: &str) -> Option<String> {
         let path = file.strip_suffix(".rs")?;
+        // `#[test]` goes on free functions: a method (`Type::f`, `Type.f`) is no test.
+        let owner = qualname
+            .rsplit_once("::")
+            .or_else(|| qualname.rsplit_once('.'))
+            .map(|(o, _)| o);
+        if owner
+            .and_then(|o| o.rsplit("::").next())
+            .is_some_and(|o| o.starts_with(char::is_uppercase))
+        {
+            return None;
+        }
         let qualname = qualname.replace('.', "::");
         if let Some((_, test)) = path
             .rsplit_once("tests/")
@@ -296,6 +307,7 @@ mod tests {
             Some("--test cli runs")
         );
         assert_eq!(id("src/a.py", "x"), None);
+        assert_eq!(id("tests/mcp.rs", "Raw::next"), None);
     }
 
     use super::*;

@@ -70,6 +70,79 @@ pub enum Command {
     /// Answers say whether they are fresh; a source change is rebuilt before answering (up to
     /// --wait-ms). Logs go to stderr; stdout carries the protocol only.
     Mcp(McpArgs),
+    /// What a change touches: the symbols whose own source changed (added, removed, moved),
+    /// their callers up to --depth with the confidence of each path, grouped by layer, the tests
+    /// that reach them (as the test runner names them) and the public signatures that changed.
+    /// Compares the working tree with a commit (--since, default HEAD), the index with HEAD
+    /// (--staged), or, without git, the named files with the last build (--files).
+    Impact(ImpactArgs),
+    /// Layering violations (edges that break `may_depend_on`) of the working tree, or with
+    /// --since only those the change introduced. Exit 0 clean, 1 violations found, 64 usage,
+    /// 66 when there is nothing to judge against (no layers config, an unknown REF): a gate
+    /// never passes by accident.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ImpactArgs {
+    /// The repository (default: the git top level, else the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub root: Option<PathBuf>,
+
+    /// Compare the working tree with this commit (branch, tag, HEAD~3; default HEAD).
+    #[arg(long, value_name = "REF", conflicts_with_all = ["staged", "files"])]
+    pub since: Option<String>,
+
+    /// Compare what is staged for commit with HEAD.
+    #[arg(long, conflicts_with = "files")]
+    pub staged: bool,
+
+    /// Compare these files as they are with the last build (no git needed).
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub files: Vec<PathBuf>,
+
+    /// Follow callers this many calls up.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub depth: u32,
+
+    /// Follow only call paths at least this sure (the product of their edges' confidences).
+    #[arg(long, value_name = "C", default_value_t = 0.0)]
+    pub min_confidence: f64,
+
+    /// Print JSON instead of Markdown.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Cut the longest lists until the answer fits this many tokens (4 characters each).
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<usize>,
+}
+
+/// How `check` prints its findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CheckFormat {
+    /// `file:line: message`, then a count.
+    Text,
+    /// One JSON object: scope, count, violations.
+    Json,
+    /// GitHub Actions annotations (`::error file=...,line=...::`).
+    Github,
+    /// A SARIF 2.1.0 log for code-scanning tools.
+    Sarif,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The repository (default: the git top level, else the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub root: Option<PathBuf>,
+
+    /// Report only the violations introduced since this commit.
+    #[arg(long, value_name = "REF")]
+    pub since: Option<String>,
+
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    pub format: CheckFormat,
 }
 
 #[derive(Debug, Args)]
@@ -285,6 +358,19 @@ mod tests {
             &["uninstall"],
             &["contract", "--check"],
             &["mcp", "--root", ".", "--wait-ms", "500", "--enrich", "off"],
+            &[
+                "impact", "--since", "HEAD~2", "--depth", "2", "--json", "--budget", "500",
+            ],
+            &[
+                "impact",
+                "--files",
+                "a.py",
+                "b.py",
+                "--min-confidence",
+                "0.5",
+            ],
+            &["impact", "--staged"],
+            &["check", "--since", "main", "--format", "sarif"],
         ] {
             let parsed = super::Cli::try_parse_from(
                 std::iter::once("tldrgraph").chain(argv.iter().copied()),

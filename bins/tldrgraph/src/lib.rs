@@ -4,6 +4,7 @@
 //! that the index stays loaded between calls.
 
 pub mod cli;
+pub mod impact;
 pub mod install;
 pub mod mcp;
 pub mod pipeline;
@@ -60,6 +61,8 @@ pub fn run(cli: &Cli) -> i32 {
             ask(&args.ask, rest)
         }
         Command::Mcp(args) => mcp::serve(args),
+        Command::Impact(args) => impact::impact_command(args),
+        Command::Check(args) => impact::check_command(args),
         Command::DeadCode(args) => {
             let mut rest: Vec<OsString> = vec!["dead-code".into()];
             rest.extend(options::to_argv(&args.findings));

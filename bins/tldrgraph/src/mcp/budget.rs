@@ -42,21 +42,30 @@ pub fn fit(value: &mut Value, tokens: usize) -> Vec<Cut> {
             break;
         }
         // A list keeps its first item while another list can give; then that goes too.
-        let Some((path, _, keep)) = largest_list(value, String::new(), 2)
+        let Some((path, _, keep)) = largest_list(value, String::new(), 2, None)
             .map(|(p, n)| (p, n, 1))
-            .or_else(|| largest_list(value, String::new(), 1).map(|(p, n)| (p, n, 0)))
+            .or_else(|| largest_list(value, String::new(), 1, None).map(|(p, n)| (p, n, 0)))
         else {
             break;
         };
+        // The longest list outside this one (and outside what holds it).
+        let second = largest_list(value, String::new(), 2, Some(&path)).map_or(0, |(_, n)| n);
         let Some(Value::Array(items)) = value.pointer_mut(&path) else {
             break;
         };
         let total = items.len();
-        // Drop from the tail until the overshoot is covered (each item's text, plus its comma).
-        let mut over = size - limit;
-        while over > 0 && items.len() > keep {
+        // Drop from the tail until the overshoot is covered (each item's text, plus its comma),
+        // but not below the next longest list: the cut is shared among the long lists.
+        let list_size = Value::Array(items.clone()).to_string().len();
+        let floor = list_size.saturating_sub(size - limit).max(second);
+        let mut left = list_size;
+        while left > floor && items.len() > keep {
             let Some(last) = items.pop() else { break };
-            over = over.saturating_sub(last.to_string().len() + 1);
+            left = left.saturating_sub(last.to_string().len() + 1);
+        }
+        // Lists of the same size: one item each round, so the cut always progresses.
+        if items.len() == total && items.len() > keep {
+            items.pop();
         }
         let shown = items.len();
         match cuts.iter_mut().find(|c| c.path == path) {
@@ -68,8 +77,13 @@ pub fn fit(value: &mut Value, tokens: usize) -> Vec<Cut> {
 }
 
 /// The list of at least `min_items` holding the most text, as a JSON pointer, outside the
-/// envelope.
-fn largest_list(value: &Value, at: String, min_items: usize) -> Option<(String, usize)> {
+/// envelope; not `besides`, nor a list that holds it or is held by it.
+fn largest_list(
+    value: &Value,
+    at: String,
+    min_items: usize,
+    besides: Option<&str>,
+) -> Option<(String, usize)> {
     let mut best: Option<(String, usize)> = None;
     let mut consider = |candidate: Option<(String, usize)>| {
         if let Some(c) = candidate {
@@ -80,11 +94,14 @@ fn largest_list(value: &Value, at: String, min_items: usize) -> Option<(String, 
     };
     match value {
         Value::Array(items) => {
-            if items.len() >= min_items {
+            let related = besides.is_some_and(|b| {
+                b == at || b.starts_with(&format!("{at}/")) || at.starts_with(&format!("{b}/"))
+            });
+            if items.len() >= min_items && !related {
                 consider(Some((at.clone(), value.to_string().len())));
             }
             for (i, item) in items.iter().enumerate() {
-                consider(largest_list(item, format!("{at}/{i}"), min_items));
+                consider(largest_list(item, format!("{at}/{i}"), min_items, besides));
             }
         }
         Value::Object(map) => {
@@ -93,7 +110,12 @@ fn largest_list(value: &Value, at: String, min_items: usize) -> Option<(String, 
                     continue;
                 }
                 let key = key.replace('~', "~0").replace('/', "~1");
-                consider(largest_list(item, format!("{at}/{key}"), min_items));
+                consider(largest_list(
+                    item,
+                    format!("{at}/{key}"),
+                    min_items,
+                    besides,
+                ));
             }
         }
         _ => {}
@@ -130,6 +152,22 @@ mod tests {
         assert_eq!(cuts.len(), 1);
         assert_eq!(cuts[0].path, "/results");
         assert_eq!((cuts[0].shown, cuts[0].total), (shown, 100));
+    }
+
+    #[test]
+    fn two_long_lists_share_the_cut() {
+        let item = |i: usize| json!({"id": format!("symbol_{i:04}")});
+        let mut value = json!({
+            "changed": (0..200).map(item).collect::<Vec<_>>(),
+            "tests": (0..40).map(item).collect::<Vec<_>>(),
+        });
+        let cuts = fit(&mut value, 300);
+        assert!(value.to_string().len() <= 1200);
+        let changed = value["changed"].as_array().map_or(0, Vec::len);
+        let tests = value["tests"].as_array().map_or(0, Vec::len);
+        // Neither list is emptied to spare the other.
+        assert!(changed >= 10 && tests >= 10, "{changed} and {tests}");
+        assert_eq!(cuts.len(), 2);
     }
 
     #[test]
