@@ -419,3 +419,35 @@ fn a_gate_never_passes_by_accident() {
     let outside = check(plain.path(), &["--since", "HEAD"]);
     assert_eq!(outside.status.code(), Some(64));
 }
+
+#[test]
+fn a_class_is_listed_when_its_own_text_changed_beside_a_method() {
+    let repo = repository();
+    let dir = repo.path();
+    edit(
+        dir,
+        "pkg/api.py",
+        "        return self.prepare()\n",
+        "        return self.prepare() or None\n",
+    );
+    let found = impact_json(dir, &["--since", "HEAD"]);
+    // Only the method: the class's text changed because the method's did.
+    assert_eq!(
+        changes(&found),
+        owned(&[("changed", "pkg/api.py::Session.send", None)])
+    );
+    edit(
+        dir,
+        "pkg/api.py",
+        "    \"\"\"A session.\"\"\"",
+        "    \"\"\"A session with a server.\"\"\"",
+    );
+    let found = impact_json(dir, &["--since", "HEAD"]);
+    assert_eq!(
+        changes(&found),
+        owned(&[
+            ("changed", "pkg/api.py::Session", None),
+            ("changed", "pkg/api.py::Session.send", None)
+        ])
+    );
+}

@@ -222,10 +222,16 @@ fn changed_symbols(before: &Snapshot, after: &Snapshot) -> Vec<Changed> {
         mark_ancestors(new, after, &mut enclosing);
     }
     let mut out: Vec<Changed> = Vec::new();
+    // An enclosing symbol is listed when its own text (without what is defined inside it)
+    // changed too: a class attribute beside an edited method.
+    let own_change = |node: &Node| match (before.nodes.get(&node.id), after.own_text(node)) {
+        (Some(old), Some(new)) => before.own_text(old).is_some_and(|old| old != new),
+        _ => false,
+    };
     out.extend(
         edited
             .iter()
-            .filter(|n| !enclosing.contains(&n.id))
+            .filter(|n| !enclosing.contains(&n.id) || (n.kind != NodeKind::Module && own_change(n)))
             .map(|n| changed_entry(n, "changed", None)),
     );
     out.extend(added.iter().map(|n| changed_entry(n, "added", None)));

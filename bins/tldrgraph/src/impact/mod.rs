@@ -122,10 +122,10 @@ fn last_build(store: &Store) -> Result<Snapshot, Failure> {
     let graph = Graph::read(store).map_err(|f| {
         f.with_hint("without git, --files compares with the last build: run `tldrgraph init` first")
     })?;
-    Ok(Snapshot {
-        nodes: graph.nodes.into_iter().map(|n| (n.id.clone(), n)).collect(),
-        edges: graph.edges,
-    })
+    Ok(Snapshot::without_files(
+        graph.nodes.into_iter().map(|n| (n.id.clone(), n)).collect(),
+        graph.edges,
+    ))
 }
 
 /// `files` as repository-relative paths with `/` separators; a file outside the repository is

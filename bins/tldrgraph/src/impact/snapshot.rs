@@ -5,7 +5,7 @@
 
 use crate::pipeline::Stage;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tg_shared::artifacts;
 use tg_shared::exit;
 use tg_shared::record::{Edge, Node, Record};
@@ -17,6 +17,50 @@ use tg_shared::store::Store;
 pub struct Snapshot {
     pub nodes: BTreeMap<String, Node>,
     pub edges: Vec<Edge>,
+    /// Where the tree's files can be read, when they can (not for a past build).
+    pub files: Option<PathBuf>,
+    /// The exported tree, removed when the snapshot goes.
+    _exported: Option<tempfile::TempDir>,
+}
+
+impl Snapshot {
+    /// A snapshot of a graph whose files cannot be read any more.
+    pub fn without_files(nodes: BTreeMap<String, Node>, edges: Vec<Edge>) -> Snapshot {
+        Snapshot {
+            nodes,
+            edges,
+            files: None,
+            _exported: None,
+        }
+    }
+
+    /// The text of `node` (its lines) with the lines of the symbols defined inside it blanked:
+    /// what is its own; `None` when the file cannot be read.
+    pub fn own_text(&self, node: &Node) -> Option<String> {
+        let text = std::fs::read_to_string(self.files.as_ref()?.join(&node.file)).ok()?;
+        let (start, end) = (node.line_start.max(1) as usize, node.line_end as usize);
+        let inner: Vec<(usize, usize)> = self
+            .nodes
+            .values()
+            .filter(|n| n.parent.as_deref() == Some(node.id.as_str()))
+            .map(|n| (n.line_start as usize, n.line_end as usize))
+            .collect();
+        Some(
+            text.lines()
+                .enumerate()
+                .map(|(i, line)| (i + 1, line))
+                .filter(|(n, _)| *n >= start && *n <= end)
+                .map(|(n, line)| {
+                    if inner.iter().any(|(a, b)| n >= *a && n <= *b) {
+                        ""
+                    } else {
+                        line
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
+    }
 }
 
 /// Which state of the repository.
@@ -34,22 +78,24 @@ pub enum Tree {
 /// and extraction cache).
 pub fn of(root: &Path, tree: &Tree) -> Result<Snapshot, Failure> {
     let located = crate::locate_stages(&["tg-extract", "tg-classify"]).map_err(|(f, _)| f)?;
-    let exported;
+    let mut exported = None;
     let at = match tree {
         Tree::Worktree => root.to_path_buf(),
         Tree::Commit(_) | Tree::Index => {
-            exported = tempfile::tempdir().map_err(|e| {
+            let dir = tempfile::tempdir().map_err(|e| {
                 Failure::new(
                     exit::CANT_CREATE,
                     format!("cannot make a temporary directory: {e}"),
                 )
             })?;
             match tree {
-                Tree::Commit(commit) => super::git::export_commit(root, commit, exported.path())?,
-                _ => super::git::export_index(root, exported.path())?,
+                Tree::Commit(commit) => super::git::export_commit(root, commit, dir.path())?,
+                _ => super::git::export_index(root, dir.path())?,
             }
-            lend_store(root, exported.path())?;
-            exported.path().to_path_buf()
+            lend_store(root, dir.path())?;
+            let at = dir.path().to_path_buf();
+            exported = Some(dir);
+            at
         }
     };
     let stages: Vec<Stage> = located
@@ -67,7 +113,10 @@ pub fn of(root: &Path, tree: &Tree) -> Result<Snapshot, Failure> {
         })
         .collect();
     let stream = crate::run_stages(&stages, false, false).map_err(|(failure, _)| failure)?;
-    parse(&stream)
+    let mut snapshot = parse(&stream)?;
+    snapshot.files = Some(at);
+    snapshot._exported = exported;
+    Ok(snapshot)
 }
 
 /// Copies the layers config and the extraction cache of `root` into the exported tree's own
