@@ -101,6 +101,7 @@ bench: build model
 	bash bench/plan.sh
 	bash bench/query.sh
 	bash bench/mcp.sh
+	bash bench/impact.sh
 	bash bench/retrieval.sh
 
 accuracy: build

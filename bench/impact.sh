@@ -15,19 +15,13 @@ work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 secs() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$1" "$2"; }
 echo "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); date: $(date -u +%F)"
 
-measure() {  # repo since label
-  local repo="$1" since="$2" label="$3"
-  rm -rf "$repo/.tldrgraph/cache" "$repo/.tldrgraph/"*.json "$repo/.tldrgraph/"*.bin
-  local t0; t0=$(date +%s.%N)
-  "$bin/tldrgraph" init --json --enrich off "$repo" > /dev/null
-  local cold; cold=$(secs "$t0" "$(date +%s.%N)")
-  t0=$(date +%s.%N)
-  "$bin/tldrgraph" impact --json --since "$since" --root "$repo" > "$work/impact.json"
-  local warm; warm=$(secs "$t0" "$(date +%s.%N)")
-  rm -rf "$repo/.tldrgraph/cache"
-  t0=$(date +%s.%N)
-  "$bin/tldrgraph" impact --json --since "$since" --root "$repo" > /dev/null
-  local uncached; uncached=$(secs "$t0" "$(date +%s.%N)")
+median3() { sort -n | sed -n 2p; }
+cold_store() { find "$1/.tldrgraph" -mindepth 1 ! -name layers.config.yaml -exec rm -rf {} +; }
+measure() {  # repo since label; each time the median of 3 runs
+  local repo="$1" since="$2" label="$3" cold warm uncached t0
+  cold=$(for _ in 1 2 3; do cold_store "$repo"; t0=$(date +%s.%N); "$bin/tldrgraph" init --json --enrich off "$repo" > /dev/null; secs "$t0" "$(date +%s.%N)"; done | median3)
+  warm=$(for _ in 1 2 3; do t0=$(date +%s.%N); "$bin/tldrgraph" impact --json --since "$since" --root "$repo" > "$work/impact.json"; secs "$t0" "$(date +%s.%N)"; done | median3)
+  uncached=$(for _ in 1 2 3; do cold_store "$repo"; t0=$(date +%s.%N); "$bin/tldrgraph" impact --json --since "$since" --root "$repo" > /dev/null; secs "$t0" "$(date +%s.%N)"; done | median3)
   local hunks files
   hunks=$(git -C "$repo" diff -U0 "$since" -- '*.py' '*.rs' '*.c' '*.h' '*.ts' '*.js' | grep -c '^@@' || true)
   files=$(git -C "$repo" diff --name-only "$since" -- '*.py' '*.rs' '*.c' '*.h' '*.ts' '*.js' | wc -l)
@@ -41,7 +35,7 @@ print("| measure | seconds | / cold init |")
 print("|---|---|---|")
 print(f"| cold `init --enrich off` | {cold:.2f} | 1.00 |")
 print(f"| `impact --since` after a build (extraction cache warm) | {warm:.2f} | {warm / cold:.2f} |")
-print(f"| `impact --since` with no extraction cache | {uncached:.2f} | {uncached / cold:.2f} |")
+print(f"| `impact --since` from an empty store (no build, no cache) | {uncached:.2f} | {uncached / cold:.2f} |")
 PY
 }
 
