@@ -259,6 +259,24 @@ fn without_git_the_named_files_are_compared_with_the_last_build() {
             ("changed", "pkg/util.py::date", None)
         ])
     );
+    // A name that is no file here nor in the build is a typo, not "no change".
+    let typo = run("tldrgraph", dir, &["impact", "--files", "pkg/apy.py"]);
+    assert_eq!(typo.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&typo.stderr)
+        .contains("pkg/apy.py is neither a file here nor in the last build"));
+    // A directory stands for the files under it.
+    let package = impact_json(dir, &["--files", "pkg"]);
+    assert_eq!(changes(&package), changes(&both));
+    assert_eq!(
+        run(
+            "tldrgraph",
+            dir,
+            &["impact", "--files", "pkg", "--depth", "0"]
+        )
+        .status
+        .code(),
+        Some(64)
+    );
     let no_git = run("tldrgraph", dir, &["impact"]);
     assert_eq!(no_git.status.code(), Some(64));
     assert!(String::from_utf8_lossy(&no_git.stderr).contains("--files"));
@@ -424,14 +442,14 @@ fn a_gate_never_passes_by_accident() {
 fn a_class_is_listed_when_its_own_text_changed_beside_a_method() {
     let repo = repository();
     let dir = repo.path();
+    // A method that grows by a line: only the method (the class's own text is as it was).
     edit(
         dir,
         "pkg/api.py",
-        "        return self.prepare()\n",
-        "        return self.prepare() or None\n",
+        "        super().save()\n",
+        "        super().save()\n        super().save()\n",
     );
     let found = impact_json(dir, &["--since", "HEAD"]);
-    // Only the method: the class's text changed because the method's did.
     assert_eq!(
         changes(&found),
         owned(&[("changed", "pkg/api.py::Session.send", None)])
@@ -446,6 +464,17 @@ fn a_class_is_listed_when_its_own_text_changed_beside_a_method() {
     assert_eq!(
         changes(&found),
         owned(&[
+            ("changed", "pkg/api.py::Session", None),
+            ("changed", "pkg/api.py::Session.send", None)
+        ])
+    );
+    // Module-level code beside a changed function: the module is listed too.
+    edit(dir, "pkg/api.py", "import os\n", "import os\nimport sys\n");
+    let found = impact_json(dir, &["--since", "HEAD"]);
+    assert_eq!(
+        changes(&found),
+        owned(&[
+            ("changed", "pkg/api.py", None),
             ("changed", "pkg/api.py::Session", None),
             ("changed", "pkg/api.py::Session.send", None)
         ])

@@ -1,7 +1,7 @@
 """Independent ground truth for `tldrgraph impact`: the Python functions and classes whose own
 source changed between two trees, by Python's `ast` (not by tldrgraph). A symbol's own text is
-its lines from the `def`/`class` line to its end, with the defs nested in it cut out (so a class
-changes only when something outside its methods does, as impact reports it). Symbols only in
+its lines from the `def`/`class` line to its end, with the defs nested in it and blank lines cut
+out (so a class changes only when something outside its methods does, as impact reports it). Symbols only in
 one tree are added or removed. Modules are left out (impact names a module only when nothing
 inside it changed).
   usage: python3 impact_oracle.py BEFORE_DIR AFTER_DIR IMPACT_JSON
@@ -40,7 +40,7 @@ def own_texts(path, rel):
                         for i in range(inner.lineno - start, inner.end_lineno - start + 1):
                             if 0 <= i < len(own):
                                 own[i] = ""
-                out[f"{rel}::{qual}"] = "\n".join(own)
+                out[f"{rel}::{qual}"] = "\n".join(line for line in own if line.strip())
                 visit(child, qual + ".")
             else:
                 visit(child, prefix)

@@ -122,8 +122,9 @@ impl Language for Python {
         line.starts_with('@')
     }
 
+    /// `_x` and `__x`; a dunder (`__init__`) is the protocol others call.
     fn is_private(&self, name: &str, _definition: &str) -> bool {
-        name.starts_with('_')
+        name.starts_with('_') && !(name.len() > 4 && name.starts_with("__") && name.ends_with("__"))
     }
 
     /// pytest's node id (`tests/test_x.py::TestY::test_z`) for what pytest collects: `test*`
@@ -241,6 +242,15 @@ mod tests {
         );
         assert_eq!(id("helper"), None);
         assert_eq!(id("Helper.test_x"), None);
+    }
+
+    #[test]
+    fn a_dunder_is_public_and_a_mangled_name_private() {
+        let python = super::Python;
+        assert!(!python.is_private("__init__", "def __init__(self):"));
+        assert!(python.is_private("__secret", "def __secret(self):"));
+        assert!(python.is_private("_helper", "def _helper():"));
+        assert!(!python.is_private("get", "def get(url):"));
     }
 
     use super::*;

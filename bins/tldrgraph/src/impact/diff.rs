@@ -114,13 +114,18 @@ pub fn impact(
 ) -> Impact {
     let mut changed = changed_symbols(before, after);
     if let Some(files) = only {
+        // A name ending in `/` is a directory: every file under it.
+        let named = |file: &str| {
+            files.contains(file)
+                || files
+                    .iter()
+                    .any(|f| f.ends_with('/') && file.starts_with(f.as_str()))
+        };
         changed.retain(|c| {
-            files.contains(&c.file)
-                || c.from.as_ref().is_some_and(|f| {
-                    files
-                        .iter()
-                        .any(|file| f.starts_with(&format!("{file}::")) || f == file)
-                })
+            named(&c.file)
+                || c.from
+                    .as_deref()
+                    .is_some_and(|f| named(f.split("::").next().unwrap_or(f)))
         });
     }
     changed.sort_by(|a, b| (&a.file, a.line_start, &a.id).cmp(&(&b.file, b.line_start, &b.id)));
@@ -231,7 +236,7 @@ fn changed_symbols(before: &Snapshot, after: &Snapshot) -> Vec<Changed> {
     out.extend(
         edited
             .iter()
-            .filter(|n| !enclosing.contains(&n.id) || (n.kind != NodeKind::Module && own_change(n)))
+            .filter(|n| !enclosing.contains(&n.id) || own_change(n))
             .map(|n| changed_entry(n, "changed", None)),
     );
     out.extend(added.iter().map(|n| changed_entry(n, "added", None)));
@@ -382,9 +387,11 @@ impl<'s> Reach<'s> {
     }
 
     fn tests(&self, options: Options) -> Vec<Test> {
+        // `#k` marks a repeated definition in our ids; the runner knows the name alone (and
+        // runs the definition that wins).
         let runner = |node: &Node| {
-            tg_lang::for_path(&node.file)
-                .and_then(|lang| lang.test_runner_id(&node.file, qualname(&node.id)))
+            let name = qualname(&node.id).split('#').next().unwrap_or("");
+            tg_lang::for_path(&node.file).and_then(|lang| lang.test_runner_id(&node.file, name))
         };
         // A test is what its language's runner would run (a helper of the tests is not).
         let is_test = |node: &Node| {
@@ -436,7 +443,7 @@ fn signatures(before: &Snapshot, after: &Snapshot) -> Vec<Signature> {
         .values()
         .filter_map(|node| {
             let old = before.nodes.get(&node.id)?;
-            if old.signature == node.signature
+            if same_signature(old.signature.as_deref(), node.signature.as_deref())
                 || node.role != Role::Product
                 || node.kind == NodeKind::Module
             {
@@ -452,4 +459,18 @@ fn signatures(before: &Snapshot, after: &Snapshot) -> Vec<Signature> {
             })
         })
         .collect()
+}
+
+/// Whether two signatures say the same, whatever their layout: spaces, line breaks and a
+/// trailing comma before the closing parenthesis aside.
+fn same_signature(a: Option<&str>, b: Option<&str>) -> bool {
+    let plain = |s: Option<&str>| {
+        s.map(|s| {
+            s.chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>()
+                .replace(",)", ")")
+        })
+    };
+    plain(a) == plain(b)
 }

@@ -39,12 +39,21 @@ pub fn impact_command(args: &ImpactArgs) -> i32 {
 }
 
 fn impact(args: &ImpactArgs) -> Result<String, Failure> {
+    if args.depth == 0 || !(0.0..=1.0).contains(&args.min_confidence) {
+        return Err(Failure::new(
+            exit::USAGE,
+            format!(
+                "--depth must be at least 1 (got {}) and --min-confidence between 0 and 1 (got {})",
+                args.depth, args.min_confidence
+            ),
+        ));
+    }
     let root = crate::repository(args.root.as_deref())?;
     let store = Store::at_root(&root);
     let _lock = crate::take_lock(&store)?;
     let compared = compare(&root, &store, args)?;
     let options = diff::Options {
-        depth: args.depth.max(1),
+        depth: args.depth,
         min_confidence: args.min_confidence,
     };
     let found = diff::impact(
@@ -58,7 +67,7 @@ fn impact(args: &ImpactArgs) -> Result<String, Failure> {
         .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise: {e}")))?;
     let cut = args
         .budget
-        .map(|tokens| budget::fit(&mut value, tokens))
+        .map(|tokens| budget::fit(&mut value, budget::tokens(Some(tokens))))
         .unwrap_or_default();
     if args.json {
         if !cut.is_empty() {
@@ -74,8 +83,8 @@ fn impact(args: &ImpactArgs) -> Result<String, Failure> {
 /// The snapshots `args` asks to compare.
 fn compare(root: &Path, store: &Store, args: &ImpactArgs) -> Result<Compared, Failure> {
     if !args.files.is_empty() {
-        let only = relative_files(root, &args.files)?;
         let before = last_build(store)?;
+        let only = known_files(root, relative_files(root, &args.files)?, &before)?;
         let after = snapshot::of(root, &Tree::Worktree)?;
         return Ok(Compared {
             base: "the last build".into(),
@@ -126,6 +135,35 @@ fn last_build(store: &Store) -> Result<Snapshot, Failure> {
         graph.nodes.into_iter().map(|n| (n.id.clone(), n)).collect(),
         graph.edges,
     ))
+}
+
+/// The files named, a directory standing for the files under it (as `dir/`); a name that is
+/// neither a source here nor in the last build is a usage error (a typo must not read as "no
+/// change").
+fn known_files(
+    root: &Path,
+    named: BTreeSet<String>,
+    before: &Snapshot,
+) -> Result<BTreeSet<String>, Failure> {
+    let built: BTreeSet<&str> = before.nodes.values().map(|n| n.file.as_str()).collect();
+    let mut files = BTreeSet::new();
+    for name in named {
+        let under = format!("{}/", name.trim_end_matches('/'));
+        if root.join(&name).is_dir() || built.iter().any(|f| f.starts_with(&under)) {
+            files.insert(under);
+        } else if built.contains(name.as_str()) || root.join(&name).is_file() {
+            files.insert(name);
+        } else {
+            return Err(Failure::new(
+                exit::USAGE,
+                format!("{name} is neither a file here nor in the last build"),
+            )
+            .with_hint(
+                "name files by their path from the current directory or the repository root",
+            ));
+        }
+    }
+    Ok(files)
 }
 
 /// `files` as repository-relative paths with `/` separators; a file outside the repository is

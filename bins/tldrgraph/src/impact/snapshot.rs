@@ -34,8 +34,9 @@ impl Snapshot {
         }
     }
 
-    /// The text of `node` (its lines) with the lines of the symbols defined inside it blanked:
-    /// what is its own; `None` when the file cannot be read.
+    /// The text of `node` (its lines) without the symbols defined inside it and without blank
+    /// lines: what is its own (a member that grows, is added or goes leaves it as it was);
+    /// `None` when the file cannot be read.
     pub fn own_text(&self, node: &Node) -> Option<String> {
         let text = std::fs::read_to_string(self.files.as_ref()?.join(&node.file)).ok()?;
         let (start, end) = (node.line_start.max(1) as usize, node.line_end as usize);
@@ -45,21 +46,19 @@ impl Snapshot {
             .filter(|n| n.parent.as_deref() == Some(node.id.as_str()))
             .map(|n| (n.line_start as usize, n.line_end as usize))
             .collect();
-        Some(
-            text.lines()
-                .enumerate()
-                .map(|(i, line)| (i + 1, line))
-                .filter(|(n, _)| *n >= start && *n <= end)
-                .map(|(n, line)| {
-                    if inner.iter().any(|(a, b)| n >= *a && n <= *b) {
-                        ""
-                    } else {
-                        line
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join("\n"),
-        )
+        let own: Vec<&str> = text
+            .lines()
+            .enumerate()
+            .map(|(i, line)| (i + 1, line))
+            .filter(|(n, line)| {
+                *n >= start
+                    && *n <= end
+                    && !line.trim().is_empty()
+                    && !inner.iter().any(|(a, b)| n >= a && n <= b)
+            })
+            .map(|(_, line)| line)
+            .collect();
+        Some(own.join("\n"))
     }
 }
 
