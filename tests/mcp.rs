@@ -114,7 +114,9 @@ fn the_handshake_and_the_tool_list_with_valid_schemas() {
             "apply_intents",
             "callees",
             "callers",
+            "check",
             "dead_code",
+            "impact",
             "init",
             "layers",
             "search",
@@ -671,4 +673,66 @@ fn a_client_that_disconnects_mid_call_leaves_the_repository_whole() {
         &[],
     );
     assert_eq!(answer(&r[1])["freshness"]["fresh"], true);
+}
+
+#[test]
+fn impact_and_check_answer_through_the_server() {
+    let repo = built();
+    let dir = repo.path();
+    let git = |args: &[&str]| {
+        let done = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.invalid",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("git");
+        assert!(
+            done.status.success(),
+            "{}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+    };
+    std::fs::write(dir.join(".gitignore"), ".tldrgraph/\n").expect(".gitignore");
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "base"]);
+    let api = std::fs::read_to_string(dir.join("pkg/api.py")).expect("api.py");
+    let edited = api.replacen("    h()\n", "    h()\n    h()\n", 1);
+    let steps = json!([
+        {"write": "pkg/api.py", "text": edited},
+        {"call": "impact", "args": {"depth": 1}},
+        {"call": "check", "args": {"since": "HEAD"}},
+        {"call": "check", "args": {"since": "no-such-ref"}},
+    ]);
+    let r = drive(dir, &steps, &["--enrich", "off"]);
+    let impact = answer(&r[2]);
+    assert_eq!(ids(&impact["changed"]), ["pkg/api.py::request"]);
+    assert_eq!(ids(&impact["callers"]), ["pkg/api.py::get"]);
+    assert_eq!(impact["budget"]["cut"], json!([]));
+    let check = answer(&r[3]);
+    assert_eq!(
+        (
+            check["count"].as_u64(),
+            check["violations"].as_array().map(Vec::len)
+        ),
+        (Some(0), Some(0))
+    );
+    assert!(check["scope"]
+        .as_str()
+        .is_some_and(|s| s.starts_with("introduced since HEAD")));
+    assert_eq!(r[4]["is_error"], true);
+    assert!(
+        r[4]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("`no-such-ref` names no commit")),
+        "{}",
+        r[4]
+    );
 }

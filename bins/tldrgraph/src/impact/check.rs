@@ -10,7 +10,7 @@ use tg_shared::record::Edge;
 /// The SARIF rule every finding is reported under.
 const RULE: &str = "tldrgraph/layering";
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Violation {
     pub src: String,
     pub dst: String,

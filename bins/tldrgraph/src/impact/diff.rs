@@ -16,7 +16,7 @@ pub struct Options {
     pub min_confidence: f64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Impact {
     /// What the change is measured against (`HEAD~1 (1a2b3c4)`, `the index`, ...).
     pub base: String,
@@ -34,7 +34,7 @@ pub struct Impact {
     pub layers: BTreeMap<String, LayerCount>,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Summary {
     pub changed: usize,
     pub added: usize,
@@ -45,13 +45,13 @@ pub struct Summary {
     pub tests: usize,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LayerCount {
     pub changed: usize,
     pub callers: usize,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Changed {
     pub id: String,
     /// `changed`, `added`, `removed` or `moved`.
@@ -66,7 +66,7 @@ pub struct Changed {
     pub from: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Caller {
     pub id: String,
     pub kind: String,
@@ -84,7 +84,7 @@ pub struct Caller {
     pub via: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Test {
     pub id: String,
     /// What to give the test runner (a pytest node id, a `cargo test` filter); none when the
@@ -96,7 +96,7 @@ pub struct Test {
     pub confidence: f64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Signature {
     pub id: String,
     pub before: Option<String>,

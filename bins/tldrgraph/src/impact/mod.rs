@@ -4,7 +4,7 @@
 //! index) against a commit, or, without git, against the last build.
 
 pub mod check;
-mod diff;
+pub mod diff;
 mod git;
 mod render;
 mod snapshot;
@@ -38,7 +38,9 @@ pub fn impact_command(args: &ImpactArgs) -> i32 {
     }
 }
 
-fn impact(args: &ImpactArgs) -> Result<String, Failure> {
+/// The impact `args` asks for, before any rendering (the CLI prints it, the MCP server returns
+/// it).
+pub fn analyse(args: &ImpactArgs) -> Result<diff::Impact, Failure> {
     if args.depth == 0 || !(0.0..=1.0).contains(&args.min_confidence) {
         return Err(Failure::new(
             exit::USAGE,
@@ -56,13 +58,21 @@ fn impact(args: &ImpactArgs) -> Result<String, Failure> {
         depth: args.depth,
         min_confidence: args.min_confidence,
     };
-    let found = diff::impact(
+    Ok(diff::impact(
         compared.base,
         &compared.before,
         &compared.after,
         compared.only.as_ref(),
         options,
-    );
+    ))
+}
+
+fn impact(args: &ImpactArgs) -> Result<String, Failure> {
+    let found = analyse(args)?;
+    let options = diff::Options {
+        depth: args.depth,
+        min_confidence: args.min_confidence,
+    };
     let mut value = serde_json::to_value(&found)
         .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise: {e}")))?;
     let cut = args
@@ -209,8 +219,8 @@ pub fn check_command(args: &CheckArgs) -> i32 {
     }
 }
 
-/// The report in the format asked, and how many violations it has.
-fn check(args: &CheckArgs) -> Result<(String, usize), Failure> {
+/// The violations `args` asks for, and what they are measured against.
+pub fn judge(args: &CheckArgs) -> Result<(String, Vec<check::Violation>), Failure> {
     let root = crate::repository(args.root.as_deref())?;
     let store = Store::at_root(&root);
     let config = store.path(artifacts::LAYERS_CONFIG);
@@ -254,7 +264,12 @@ fn check(args: &CheckArgs) -> Result<(String, usize), Failure> {
         }
         None => (None, "in the working tree".to_string()),
     };
-    let found = check::violations(&after, before.as_ref());
+    Ok((scope, check::violations(&after, before.as_ref())))
+}
+
+/// The report in the format asked, and how many violations it has.
+fn check(args: &CheckArgs) -> Result<(String, usize), Failure> {
+    let (scope, found) = judge(args)?;
     let text = match args.format {
         CheckFormat::Text => check::text(&found, &scope),
         CheckFormat::Github => check::github(&found, &scope),

@@ -17,7 +17,8 @@ use tg_query::trace::Trace;
 const INSTRUCTIONS: &str = "tldrgraph: an architectural map of this repository (symbols, calls, layers, intents). \
 Start with `status`; when it is not `done`, drive `init` (and `apply_intents`) as AGENT_CONTRACT.md describes. \
 Ask `search` for where something is done, `symbol` for one definition, `callers`/`callees` and `trace` for how code connects, \
-`layers` for the architecture and its violations, `dead_code` for what nothing reaches. \
+`layers` for the architecture and its violations, `dead_code` for what nothing reaches, \
+`impact` for what a change touches and `check` for the violations it introduced. \
 Every answer says in `freshness` whether it reflects the sources as they are now, and in `budget` what was cut to fit.";
 
 #[derive(Clone)]
@@ -154,6 +155,30 @@ impl Server {
         Parameters(p): Parameters<tools::LayersParams>,
     ) -> Result<CallToolResult, ErrorData> {
         self.with_session(move |s| tools::layers(s, p)).await
+    }
+
+    #[tool(
+        description = "What a change touches: the symbols whose own source changed (added, removed, moved) since a commit (default HEAD), in the staged files, or in named files against the last build; their callers up to a depth with the confidence of each path; the tests that reach them, as the test runner names them; public signatures that changed.",
+        output_schema = schema_for_output::<tools::Budgeted<crate::impact::diff::Impact>>(),
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn impact(
+        &self,
+        Parameters(p): Parameters<tools::ImpactParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.with_session(move |s| tools::impact(s, p)).await
+    }
+
+    #[tool(
+        description = "Layering violations (edges that break may_depend_on) of the working tree, or only those introduced since a commit. An error, never an empty list, when there is nothing to judge against (no layers config, an unknown commit).",
+        output_schema = schema_for_output::<tools::Budgeted<tools::CheckAnswer>>(),
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn check(
+        &self,
+        Parameters(p): Parameters<tools::CheckParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.with_session(move |s| tools::check(s, p)).await
     }
 
     #[tool(

@@ -617,3 +617,100 @@ fn run_json(session: &Session, args: &[String], input: Option<&[u8]>) -> Answere
     })?;
     Ok(parsed)
 }
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImpactParams {
+    /// Compare the working tree with this commit (default HEAD).
+    #[serde(default)]
+    pub since: Option<String>,
+    /// Compare what is staged with HEAD instead.
+    #[serde(default)]
+    pub staged: bool,
+    /// Compare these files (repository-relative) with the last build instead (no git needed).
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// Follow callers this many calls up (default 3).
+    #[serde(default)]
+    pub depth: Option<u32>,
+    /// Follow only call paths at least this sure (0 to 1).
+    #[serde(default)]
+    pub min_confidence: Option<f64>,
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
+}
+
+/// What a change touches, as `tldrgraph impact --json` gives it. It extracts the trees it
+/// compares, so it needs no fresh build.
+pub fn impact(session: &mut Session, p: ImpactParams) -> Answered {
+    let root = session.root().to_path_buf();
+    let args = crate::cli::ImpactArgs {
+        root: Some(root.clone()),
+        since: p.since,
+        staged: p.staged,
+        files: p.files.iter().map(|f| root.join(f)).collect(),
+        depth: p.depth.unwrap_or(3),
+        min_confidence: p.min_confidence.unwrap_or(0.0),
+        json: true,
+        budget: None,
+    };
+    let found = crate::impact::analyse(&args)?;
+    fitted(found, p.budget_tokens)
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckParams {
+    /// Only the violations introduced since this commit.
+    #[serde(default)]
+    pub since: Option<String>,
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
+}
+
+/// Layering violations, as `tldrgraph check --format json` gives them.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CheckAnswer {
+    pub scope: String,
+    pub count: usize,
+    pub violations: Vec<crate::impact::check::Violation>,
+}
+
+pub fn check(session: &mut Session, p: CheckParams) -> Answered {
+    let args = crate::cli::CheckArgs {
+        root: Some(session.root().to_path_buf()),
+        since: p.since,
+        format: crate::cli::CheckFormat::Json,
+    };
+    let (scope, violations) = crate::impact::judge(&args)?;
+    let answer = CheckAnswer {
+        scope,
+        count: violations.len(),
+        violations,
+    };
+    fitted(answer, p.budget_tokens)
+}
+
+/// `answer` with its lists cut to the budget and `budget` saying so (for answers that do not
+/// come from the loaded graph, so have no `freshness`).
+fn fitted<T: Serialize>(answer: T, tokens: Option<usize>) -> Answered {
+    let mut value =
+        serde_json::to_value(answer).map_err(|e| usage(format!("cannot serialise: {e}")))?;
+    let tokens = budget::tokens(tokens);
+    let cut = budget::fit(&mut value, tokens.saturating_sub(ENVELOPE_TOKENS));
+    value["budget"] = json!(Spent {
+        budget_tokens: tokens,
+        tokens: 0,
+        cut,
+    });
+    count_tokens(&mut value);
+    Ok(value)
+}
+
+/// `T` with the `budget` report beside its fields, as [`fitted`] returns it.
+#[derive(Serialize, JsonSchema)]
+pub struct Budgeted<T> {
+    #[serde(flatten)]
+    pub answer: T,
+    pub budget: Spent,
+}
