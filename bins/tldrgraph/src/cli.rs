@@ -66,7 +66,8 @@ pub enum Command {
     /// each with a reason and a confidence (runs `tg-query dead-code`).
     DeadCode(DeadCodeCommand),
     /// Serve the map to coding agents over the Model Context Protocol (stdio): tools status,
-    /// search, trace, callers, callees, symbol, dead_code, layers, init and apply_intents.
+    /// search, trace, callers, callees, symbol, dead_code, layers, impact, check, init and
+    /// apply_intents.
     /// Answers say whether they are fresh; a source change is rebuilt before answering (up to
     /// --wait-ms). Logs go to stderr; stdout carries the protocol only.
     Mcp(McpArgs),
