@@ -887,3 +887,31 @@ fn an_empty_walk_says_why_and_the_walk_flags_are_remembered() {
     let (state, _) = status_code(dir);
     assert_eq!(state["fresh"], true, "{state}");
 }
+
+#[test]
+fn zero_token_mode_sticks_until_enrich_auto() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    fs::create_dir_all(dir.join(".tldrgraph")).expect("mkdir");
+    write_config(dir, PYTHON_LAYERS);
+    assert_eq!(init_json(dir, &["--enrich", "off"]).0["status"], "done");
+    // A source edit, then a plain init (an agent's, or the MCP server's rebuild): still done.
+    let util = fs::read_to_string(dir.join("pkg/util.py")).expect("read");
+    fs::write(
+        dir.join("pkg/util.py"),
+        format!("{util}\n\ndef added():\n    return date()\n"),
+    )
+    .expect("write");
+    let (kept, _) = init_json(dir, &[]);
+    assert_eq!(kept["status"], "done", "{kept}");
+    assert_eq!(
+        fs::read_to_string(dir.join(".tldrgraph/enrich.mode")).expect("mode"),
+        "off\n"
+    );
+    // Asking for enrichment again brings the question back, and that choice is kept too.
+    assert_eq!(
+        init_json(dir, &["--enrich", "auto"]).0["status"],
+        "needs_confirmation"
+    );
+    assert_eq!(init_json(dir, &[]).0["status"], "needs_confirmation");
+}

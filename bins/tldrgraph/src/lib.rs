@@ -326,6 +326,10 @@ fn init(args: &InitArgs) -> i32 {
     if let Err(err) = store::write_if_changed(&contract_path, AGENT_CONTRACT.as_bytes()) {
         return fail(Failure::cant_write(&contract_path, &err), None);
     }
+    let enrichment = match remembered_enrichment(&store, &args.enrichment) {
+        Ok(enrichment) => enrichment,
+        Err(failure) => return fail(failure, None),
+    };
     let response_waiting = shortcut::response_waiting(store.dir());
     if let Some(enrich) = located.iter().find(|(name, _)| *name == "tg-enrich") {
         if let Err((failure, stage)) =
@@ -344,7 +348,7 @@ fn init(args: &InitArgs) -> i32 {
         .into_iter()
         .map(|(name, exe)| {
             let mut args = root_arg();
-            args.extend(forwarded_args(name, init_args));
+            args.extend(forwarded_args(name, init_args, &enrichment));
             if name == "tg-extract" {
                 args.push(root.clone().into_os_string());
             }
@@ -390,13 +394,50 @@ fn last_build_if_current(root: &Path, exe: PathBuf) -> Option<Value> {
         .and_then(shortcut::answer)
 }
 
-/// The flags of `init` that the stage `name` owns, as its command line.
-fn forwarded_args(name: &str, args: &InitArgs) -> Vec<OsString> {
+/// `--enrich` as given, recorded in `.tldrgraph/enrich.mode`; when not given, the mode recorded
+/// by an earlier `init` (zero-token mode sticks until `--enrich auto`).
+fn remembered_enrichment(
+    store: &Store,
+    given: &options::Enrichment,
+) -> Result<options::Enrichment, Failure> {
+    use options::Enrich;
+    let path = store.path(artifacts::ENRICH_MODE);
+    let mut enrichment = given.clone();
+    match given.enrich {
+        Some(mode) => {
+            let text = match mode {
+                Enrich::Off => "off\n",
+                Enrich::Auto => "auto\n",
+            };
+            store::write_if_changed(&path, text.as_bytes())
+                .map_err(|e| Failure::cant_write(&path, &e))?;
+        }
+        None => {
+            enrichment.enrich = match std::fs::read_to_string(&path).as_deref().map(str::trim) {
+                Ok("off") => Some(Enrich::Off),
+                Ok("auto") => Some(Enrich::Auto),
+                Ok(other) => {
+                    eprintln!(
+                        "tldrgraph: warning: {} says `{other}`, not off or auto; ignored",
+                        path.display()
+                    );
+                    None
+                }
+                Err(_) => None,
+            }
+        }
+    }
+    Ok(enrichment)
+}
+
+/// The flags of `init` that the stage `name` owns, as its command line (`enrichment` as
+/// [`remembered_enrichment`] settled it).
+fn forwarded_args(name: &str, args: &InitArgs, enrichment: &options::Enrichment) -> Vec<OsString> {
     use options::to_argv;
     match name {
         "tg-extract" => to_argv(&args.selection),
-        "tg-plan" => [to_argv(&args.enrichment), to_argv(&args.approval)].concat(),
-        "tg-enrich" => [to_argv(&args.enrichment), to_argv(&args.llm)].concat(),
+        "tg-plan" => [to_argv(enrichment), to_argv(&args.approval)].concat(),
+        "tg-enrich" => [to_argv(enrichment), to_argv(&args.llm)].concat(),
         "tg-embed" => to_argv(&args.embedder),
         _ => Vec::new(),
     }

@@ -40,6 +40,10 @@ pub const SEARCH_VECTORS: &str = "vectors.f32";
 pub const SEARCH_SUMS: &str = "search.sum";
 /// The agent's guide, written by `tldrgraph init` and `tldrgraph contract`.
 pub const AGENT_CONTRACT: &str = "AGENT_CONTRACT.md";
+/// The enrichment mode last chosen with `init --enrich` (`off` or `auto`): an `init` without the
+/// flag keeps it, so zero-token mode sticks until `--enrich auto` (a user's decision, like the
+/// approval: committed, not ignored).
+pub const ENRICH_MODE: &str = "enrich.mode";
 /// The wrapper's key of its last successful `init` (arguments, stage binaries, artifact stamps).
 pub const INIT_KEY: &str = "init.key";
 /// What `tldrgraph install` wrote, so `uninstall` removes exactly that.
