@@ -321,8 +321,28 @@ fn every_answer_fits_its_budget_and_says_what_was_cut() {
         {"call": "dead_code", "args": {"budget_tokens": 200}},
         {"call": "callees", "args": {"symbol": "main", "depth": 10, "budget_tokens": 200}},
         {"call": "dead_code"},
+        {"call": "search", "args": {"query": "get", "k": 0, "budget_tokens": 50}},
+        {"call": "callers", "args": {"symbol": "pkg/api.py::get", "depth": 11, "min_confidence": 1.5}},
     ]);
     let r = drive(repo.path(), &steps, &[]);
+    // Arguments out of range are said to be, with the value used.
+    assert_eq!(
+        answer(&r[4])["notes"],
+        json!([
+            "k 0 is outside 1..=100: 1 was used",
+            "budget_tokens 50 is below 200: 200 was used"
+        ])
+    );
+    assert_eq!(answer(&r[4])["budget"]["budget_tokens"], 200);
+    assert!(answer(&r[4]).to_string().len() <= 200 * 4);
+    assert_eq!(
+        answer(&r[5])["notes"],
+        json!([
+            "depth 11 is outside 1..=10: 10 was used",
+            "min_confidence 1.5 is outside 0..=1: 1 was used"
+        ])
+    );
+    assert!(answer(&r[1]).get("notes").is_none());
     let full = answer(&r[3]);
     let total = full["findings"].as_array().map_or(0, Vec::len);
     for record in [&r[1], &r[2]] {

@@ -32,7 +32,7 @@ pub struct Cut {
 }
 
 /// Cuts lists in `value` until its JSON is at most `tokens` tokens; what was cut. Lists under
-/// `/freshness` and `/budget` are the envelope's and are never cut.
+/// `/freshness`, `/budget` and `/notes` are the envelope's and are never cut.
 pub fn fit(value: &mut Value, tokens: usize) -> Vec<Cut> {
     let limit = tokens.saturating_mul(CHARS_PER_TOKEN);
     let mut cuts: Vec<Cut> = Vec::new();
@@ -106,7 +106,7 @@ fn largest_list(
         }
         Value::Object(map) => {
             for (key, item) in map {
-                if at.is_empty() && (key == "freshness" || key == "budget") {
+                if at.is_empty() && matches!(key.as_str(), "freshness" | "budget" | "notes") {
                     continue;
                 }
                 let key = key.replace('~', "~0").replace('/', "~1");

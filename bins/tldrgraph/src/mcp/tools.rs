@@ -141,15 +141,57 @@ pub struct Envelope<T> {
     pub answer: T,
     pub freshness: Freshness,
     pub budget: Spent,
+    /// Arguments outside their range, and the value used instead.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// `value` within `low..=high`; a note saying so when it was outside.
+fn bounded<V: PartialOrd + Copy + std::fmt::Display>(
+    name: &str,
+    value: V,
+    low: V,
+    high: V,
+    notes: &mut Vec<String>,
+) -> V {
+    let used = if value < low {
+        low
+    } else if value > high {
+        high
+    } else {
+        return value;
+    };
+    notes.push(format!(
+        "{name} {value} is outside {low}..={high}: {used} was used"
+    ));
+    used
 }
 
 /// `answer` in its envelope, cut to `tokens`.
 fn respond<T: Serialize>(answer: T, freshness: Freshness, tokens: Option<usize>) -> Answered {
+    respond_noting(answer, freshness, tokens, Vec::new())
+}
+
+/// [`respond`], with `notes` on the arguments.
+fn respond_noting<T: Serialize>(
+    answer: T,
+    freshness: Freshness,
+    tokens: Option<usize>,
+    mut notes: Vec<String>,
+) -> Answered {
+    if let Some(asked) = tokens.filter(|t| *t < budget::MIN_TOKENS) {
+        notes.push(format!(
+            "budget_tokens {asked} is below {}: {} was used",
+            budget::MIN_TOKENS,
+            budget::MIN_TOKENS
+        ));
+    }
     let tokens = budget::tokens(tokens);
     let envelope = Envelope {
         answer,
         freshness,
         budget: Spent::default(),
+        notes,
     };
     let mut value =
         serde_json::to_value(&envelope).map_err(|e| usage(format!("cannot serialise: {e}")))?;
@@ -287,10 +329,11 @@ pub struct SearchParams {
 }
 
 pub fn search(session: &mut Session, p: SearchParams) -> Answered {
+    let mut notes = Vec::new();
     let (graph, freshness) = session.prepare()?;
     let args = SearchArgs {
         text: p.query,
-        top_k: p.k.unwrap_or(5).clamp(1, 100),
+        top_k: bounded("k", p.k.unwrap_or(5), 1, 100, &mut notes),
         budget: None,
         layer: p.layers,
         exclude_layer: p.exclude_layers,
@@ -303,7 +346,7 @@ pub fn search(session: &mut Session, p: SearchParams) -> Answered {
     };
     let answer =
         answer::search(graph, &args).map_err(|e| usage(e).about(&freshness, p.budget_tokens))?;
-    respond(answer, freshness, p.budget_tokens)
+    respond_noting(answer, freshness, p.budget_tokens, notes)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -345,10 +388,17 @@ pub fn neighbours(session: &mut Session, p: NeighboursParams, direction: Directi
     let symbol = graph
         .resolve(&p.symbol)
         .map_err(|e| ToolError::from(e).about(&freshness, p.budget_tokens))?;
-    let depth = p.depth.unwrap_or(1).clamp(1, MAX_DEPTH);
-    let min_confidence = p.min_confidence.unwrap_or(0.0).clamp(0.0, 1.0);
+    let mut notes = Vec::new();
+    let depth = bounded("depth", p.depth.unwrap_or(1), 1, MAX_DEPTH, &mut notes);
+    let min_confidence = bounded(
+        "min_confidence",
+        p.min_confidence.unwrap_or(0.0),
+        0.0,
+        1.0,
+        &mut notes,
+    );
     let found = answer::neighbours(graph, symbol, direction, depth, min_confidence);
-    respond(found, freshness, p.budget_tokens)
+    respond_noting(found, freshness, p.budget_tokens, notes)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
