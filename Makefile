@@ -67,6 +67,7 @@ model:
 
 test: deps model
 	bash tests/mcp/deps.sh
+	bash tests/ui/deps.sh >/dev/null
 	$(CARGO) build --workspace --all-targets
 	$(CARGO) test --workspace
 	CARGO=$(CARGO) bash tests/tmpfs.sh

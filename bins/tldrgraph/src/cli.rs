@@ -82,6 +82,35 @@ pub enum Command {
     /// 66 when there is nothing to judge against (no layers config, an unknown REF): a gate
     /// never passes by accident.
     Check(CheckArgs),
+    /// The architecture as a picture: one self-contained HTML page (.tldrgraph/map.html, or
+    /// --output) with the layers as bands, the weighted dependencies between them, the
+    /// violations, and every symbol's callers, callees, intent and signature on demand, with
+    /// search by name and intent. It opens from disk and makes no network request. Read-only: it
+    /// draws the last build's graph.json (and plan.json); 66 when there is none.
+    Ui(UiArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct UiArgs {
+    /// The repository (default: the git top level, else the current directory).
+    pub path: Option<PathBuf>,
+
+    /// Write the page here instead of .tldrgraph/map.html (`-` for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Then open it in the browser ($BROWSER, else xdg-open or open).
+    #[arg(long)]
+    pub open: bool,
+
+    /// Then serve it on 127.0.0.1 (loopback only) until interrupted, rewritten whenever a build
+    /// changes the graph.
+    #[arg(long)]
+    pub serve: bool,
+
+    /// The port --serve listens on (0: any free port; the URL is printed).
+    #[arg(long, value_name = "N", default_value_t = 8765, requires = "serve")]
+    pub port: u16,
 }
 
 #[derive(Debug, Args)]
@@ -372,6 +401,8 @@ mod tests {
             ],
             &["impact", "--staged"],
             &["check", "--since", "main", "--format", "sarif"],
+            &["ui", ".", "--output", "m.html", "--open"],
+            &["ui", "--serve", "--port", "0"],
         ] {
             let parsed = super::Cli::try_parse_from(
                 std::iter::once("tldrgraph").chain(argv.iter().copied()),

@@ -49,7 +49,8 @@ const GITIGNORE_BLOCK: &str = ".tldrgraph/cache/
 .tldrgraph/search.bin
 .tldrgraph/vectors.f32
 .tldrgraph/search.sum
-.tldrgraph/init.key";
+.tldrgraph/init.key
+.tldrgraph/map.html";
 
 const COMMAND_FILE: &str = "---
 description: Build or refresh tldrgraph's architectural map of this repository

@@ -10,6 +10,7 @@ pub mod mcp;
 pub mod pipeline;
 pub mod render;
 pub mod shortcut;
+pub mod ui;
 
 use cli::{
     ApproveArgs, AskArgs, Cli, Command, ContractArgs, EnrichArgs, InitArgs, InstallArgs, PlanArgs,
@@ -63,6 +64,7 @@ pub fn run(cli: &Cli) -> i32 {
         Command::Mcp(args) => mcp::serve(args),
         Command::Impact(args) => impact::impact_command(args),
         Command::Check(args) => impact::check_command(args),
+        Command::Ui(args) => ui::ui_command(args),
         Command::DeadCode(args) => {
             let mut rest: Vec<OsString> = vec!["dead-code".into()];
             rest.extend(options::to_argv(&args.findings));

@@ -38,6 +38,8 @@ pub const SEARCH_VECTORS: &str = "vectors.f32";
 /// Content hashes of the index and vectors as tg-embed wrote them: a rerun that finds them
 /// unchanged skips the work.
 pub const SEARCH_SUMS: &str = "search.sum";
+/// The picture of the graph `tldrgraph ui` writes: one self-contained HTML page.
+pub const MAP: &str = "map.html";
 /// The agent's guide, written by `tldrgraph init` and `tldrgraph contract`.
 pub const AGENT_CONTRACT: &str = "AGENT_CONTRACT.md";
 /// The enrichment mode last chosen with `init --enrich` (`off` or `auto`): an `init` without the

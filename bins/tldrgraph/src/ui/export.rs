@@ -1,0 +1,355 @@
+//! The one exporter behind the map: the last build's graph.json and plan.json, turned into the
+//! compact document the page embeds. Aggregates (layers, their counts by role, the weighted
+//! dependencies between layers, the violations) are computed here so the first render draws
+//! them at once; symbols and edges are rows (JSON arrays) the page reads only when asked.
+
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use tg_shared::artifacts::graph::Graph;
+use tg_shared::artifacts::plan::PlanFile;
+use tg_shared::record::{EdgeKind, NodeKind, Role};
+
+/// The id the page gives symbols whose layer is unknown (no layers config yet, or a layer the
+/// graph does not list).
+pub const UNCLASSIFIED: &str = "(unclassified)";
+
+/// The dependency kinds drawn (containment is the file tree, shown by drill-down instead).
+const DEPENDENCY_KINDS: [EdgeKind; 4] = [
+    EdgeKind::Calls,
+    EdgeKind::Imports,
+    EdgeKind::Inherits,
+    EdgeKind::Includes,
+];
+
+/// Longest signature, doc and intent kept per symbol, in characters: the page shows one line of
+/// each; the source has the rest.
+const TEXT_LIMIT: usize = 300;
+
+#[derive(Debug, Serialize)]
+pub struct MapData {
+    /// The repository's directory name.
+    pub repo: String,
+    /// Why the graph is not current, when it is not (one line), else `None`.
+    pub stale: Option<String>,
+    pub roles: Vec<&'static str>,
+    pub kinds: Vec<&'static str>,
+    pub edge_kinds: Vec<&'static str>,
+    pub layers: Vec<LayerView>,
+    pub files: Vec<String>,
+    pub symbols: Vec<SymbolRow>,
+    pub edges: Vec<EdgeRow>,
+    pub layer_edges: Vec<LayerEdge>,
+    /// Indices into `edges` of the layering violations, sorted by file and line.
+    pub violations: Vec<u32>,
+    /// Bottleneck candidates in the plan, and the plan's budget.
+    pub candidates: u32,
+    pub candidate_budget: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LayerView {
+    pub id: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub may_depend_on: Option<Vec<String>>,
+    pub default: bool,
+    /// Symbols (modules included) in the layer, as graph.json's layer record counts them.
+    pub symbols: u64,
+    /// The same by role, in [`MapData::roles`] order.
+    pub by_role: Vec<u64>,
+    pub files: u64,
+    pub candidates: u64,
+    /// Dependency edges with both ends in the layer.
+    pub internal_edges: u64,
+}
+
+/// `[name, qualname, kind, file, line_start, line_end, layer, role, parent, candidate rank,
+/// signature, intent, intent source, doc]`; `parent` is -1 for none, the rank 0 for none, texts
+/// empty for none. Kind, role and layer are indices into the lists beside.
+#[derive(Debug, Serialize)]
+pub struct SymbolRow(
+    String,
+    String,
+    u8,
+    u32,
+    u32,
+    u32,
+    u32,
+    u8,
+    i64,
+    u32,
+    String,
+    String,
+    String,
+    String,
+);
+
+/// `[source, target, kind, confidence in thousandths, line, violation 0/1]`.
+#[derive(Debug, Serialize)]
+pub struct EdgeRow(u32, u32, u8, u16, u32, u8);
+
+/// The dependencies from one layer on another, by kind (in [`MapData::edge_kinds`] order).
+#[derive(Debug, Serialize)]
+pub struct LayerEdge {
+    pub from: u32,
+    pub to: u32,
+    pub total: u64,
+    pub by_kind: Vec<u64>,
+    pub violations: u64,
+}
+
+/// The map of `graph` (and the candidates of `plan`, when there is one).
+pub fn export(repo: &str, graph: &Graph, plan: Option<&PlanFile>, stale: Option<String>) -> MapData {
+    let (mut layers, layer_of_id) = layer_views(graph);
+    let files = file_table(graph);
+    let file_index: HashMap<&str, u32> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.as_str(), i as u32))
+        .collect();
+    let node_index: HashMap<&str, u32> = graph
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.id.as_str(), i as u32))
+        .collect();
+    let ranks: HashMap<&str, u32> = plan
+        .map(|p| p.candidates.iter().map(|c| (c.id.as_str(), c.rank)).collect())
+        .unwrap_or_default();
+
+    let unclassified = layers.len() as u32;
+    let mut needs_unclassified = false;
+    let mut symbols = Vec::with_capacity(graph.nodes.len());
+    for node in &graph.nodes {
+        let layer = match node.layer.as_deref().and_then(|id| layer_of_id.get(id)) {
+            Some(&l) => l,
+            None => {
+                needs_unclassified = true;
+                unclassified
+            }
+        };
+        let file = file_index.get(node.file.as_str()).copied().unwrap_or(0);
+        let parent = node
+            .parent
+            .as_deref()
+            .and_then(|p| node_index.get(p))
+            .map_or(-1, |&p| i64::from(p));
+        let rank = ranks.get(node.id.as_str()).copied().unwrap_or(0);
+        symbols.push(SymbolRow(
+            node.name.clone(),
+            qualname(&node.id, &node.file),
+            kind_index(node.kind),
+            file,
+            node.line_start,
+            node.line_end,
+            layer,
+            role_index(node.role),
+            parent,
+            rank,
+            cut(node.signature.as_deref()),
+            cut(node.intent.as_deref()),
+            node.intent_source.clone().unwrap_or_default(),
+            cut(node.doc.as_deref()),
+        ));
+    }
+    if needs_unclassified {
+        layers.push(LayerView {
+            id: UNCLASSIFIED.to_string(),
+            name: "Unclassified".to_string(),
+            description: Some("Symbols no layer of the config claims".to_string()),
+            may_depend_on: None,
+            default: false,
+            symbols: 0,
+            by_role: vec![0; Role::ALL.len()],
+            files: 0,
+            candidates: 0,
+            internal_edges: 0,
+        });
+    }
+    count_symbols(&mut layers, &symbols);
+
+    let edges = edge_rows(graph, &node_index);
+    let (layer_edges, violations) = aggregate(&mut layers, &symbols, &edges);
+    MapData {
+        repo: repo.to_string(),
+        stale,
+        roles: Role::ALL.iter().map(|r| r.as_str()).collect(),
+        kinds: NodeKind::ALL.iter().map(|k| k.as_str()).collect(),
+        edge_kinds: DEPENDENCY_KINDS.iter().map(|k| k.as_str()).collect(),
+        layers,
+        files,
+        symbols,
+        edges,
+        layer_edges,
+        violations,
+        candidates: ranks.len() as u32,
+        candidate_budget: plan.map_or(0, |p| p.budget),
+    }
+}
+
+/// The graph's layers in their configured order, and each layer id's index.
+fn layer_views(graph: &Graph) -> (Vec<LayerView>, HashMap<String, u32>) {
+    let mut records: Vec<_> = graph.layers.iter().collect();
+    records.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.id.cmp(&b.id)));
+    let views: Vec<LayerView> = records
+        .iter()
+        .map(|l| LayerView {
+            id: l.id.clone(),
+            name: l.name.clone(),
+            description: l.description.clone(),
+            may_depend_on: l.may_depend_on.clone(),
+            default: l.default,
+            symbols: 0,
+            by_role: vec![0; Role::ALL.len()],
+            files: 0,
+            candidates: 0,
+            internal_edges: 0,
+        })
+        .collect();
+    let index = views
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.id.clone(), i as u32))
+        .collect();
+    (views, index)
+}
+
+/// Every file path the graph names (its file records and its nodes' files), sorted.
+fn file_table(graph: &Graph) -> Vec<String> {
+    let mut files: Vec<String> = graph
+        .files
+        .iter()
+        .map(|f| f.path.clone())
+        .chain(graph.nodes.iter().map(|n| n.file.clone()))
+        .collect();
+    files.sort_unstable();
+    files.dedup();
+    files
+}
+
+/// Counts per layer: symbols, by role, files, candidates.
+fn count_symbols(layers: &mut [LayerView], symbols: &[SymbolRow]) {
+    let mut files_per_layer: Vec<std::collections::BTreeSet<u32>> =
+        vec![Default::default(); layers.len()];
+    for s in symbols {
+        let layer = &mut layers[s.6 as usize];
+        layer.symbols += 1;
+        layer.by_role[s.7 as usize] += 1;
+        if s.9 > 0 {
+            layer.candidates += 1;
+        }
+        files_per_layer[s.6 as usize].insert(s.3);
+    }
+    for (layer, files) in layers.iter_mut().zip(files_per_layer) {
+        layer.files = files.len() as u64;
+    }
+}
+
+/// The dependency edges between known symbols, in graph.json's order.
+fn edge_rows(graph: &Graph, node_index: &HashMap<&str, u32>) -> Vec<EdgeRow> {
+    graph
+        .edges
+        .iter()
+        .filter_map(|e| {
+            let kind = DEPENDENCY_KINDS.iter().position(|k| *k == e.kind)?;
+            let src = *node_index.get(e.src.as_str())?;
+            let dst = *node_index.get(e.dst.as_str())?;
+            let confidence = (e.confidence.unwrap_or(1.0).clamp(0.0, 1.0) * 1000.0).round() as u16;
+            Some(EdgeRow(
+                src,
+                dst,
+                kind as u8,
+                confidence,
+                e.line,
+                u8::from(e.violation == Some(true)),
+            ))
+        })
+        .collect()
+}
+
+/// The weighted layer-to-layer dependencies (sorted by the layers' order) and the violations
+/// (sorted by file and line); counts each layer's internal edges on the way.
+fn aggregate(
+    layers: &mut [LayerView],
+    symbols: &[SymbolRow],
+    edges: &[EdgeRow],
+) -> (Vec<LayerEdge>, Vec<u32>) {
+    let mut between: BTreeMap<(u32, u32), LayerEdge> = BTreeMap::new();
+    let mut violations = Vec::new();
+    for (i, e) in edges.iter().enumerate() {
+        let (from, to) = (symbols[e.0 as usize].6, symbols[e.1 as usize].6);
+        if e.5 == 1 {
+            violations.push(i as u32);
+        }
+        if from == to {
+            layers[from as usize].internal_edges += 1;
+            continue;
+        }
+        let entry = between.entry((from, to)).or_insert_with(|| LayerEdge {
+            from,
+            to,
+            total: 0,
+            by_kind: vec![0; DEPENDENCY_KINDS.len()],
+            violations: 0,
+        });
+        entry.total += 1;
+        entry.by_kind[e.2 as usize] += 1;
+        entry.violations += u64::from(e.5);
+    }
+    violations.sort_by_key(|&i| {
+        let e = &edges[i as usize];
+        let src = &symbols[e.0 as usize];
+        (src.3, e.4, e.1)
+    });
+    (between.into_values().collect(), violations)
+}
+
+/// The id's part after `file::` (empty for a module).
+fn qualname(id: &str, file: &str) -> String {
+    id.strip_prefix(file)
+        .and_then(|rest| rest.strip_prefix("::"))
+        .unwrap_or(if id == file { "" } else { id })
+        .to_string()
+}
+
+fn kind_index(kind: NodeKind) -> u8 {
+    NodeKind::ALL.iter().position(|k| *k == kind).unwrap_or(0) as u8
+}
+
+fn role_index(role: Role) -> u8 {
+    Role::ALL.iter().position(|r| *r == role).unwrap_or(0) as u8
+}
+
+/// At most [`TEXT_LIMIT`] characters, cut at a character boundary with an ellipsis.
+fn cut(text: Option<&str>) -> String {
+    let Some(text) = text else {
+        return String::new();
+    };
+    match text.char_indices().nth(TEXT_LIMIT) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn qualnames_drop_the_file() {
+        assert_eq!(qualname("pkg/a.py::C.m", "pkg/a.py"), "C.m");
+        assert_eq!(qualname("pkg/a.py", "pkg/a.py"), "");
+        assert_eq!(qualname("src/x.rs::m::f#2", "src/x.rs"), "m::f#2");
+        assert_eq!(qualname("odd", "pkg/a.py"), "odd");
+    }
+
+    #[test]
+    fn long_texts_are_cut_on_a_character() {
+        let long = "é".repeat(TEXT_LIMIT + 5);
+        let cut_text = cut(Some(&long));
+        assert_eq!(cut_text.chars().count(), TEXT_LIMIT + 1);
+        assert!(cut_text.ends_with('…'));
+        assert_eq!(cut(Some("short")), "short");
+        assert_eq!(cut(None), "");
+    }
+}
