@@ -103,6 +103,7 @@ bench: build model
 	bash bench/query.sh
 	bash bench/mcp.sh
 	bash bench/impact.sh
+	bash bench/ui.sh
 	bash bench/retrieval.sh
 
 accuracy: build

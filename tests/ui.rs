@@ -79,7 +79,9 @@ fn driver_prefix() -> PathBuf {
 /// page's report.
 fn drive(mut scenario: Value, shots: &str) -> Value {
     let prefix = driver_prefix();
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/ui-screenshots").join(shots);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/ui-screenshots")
+        .join(shots);
     scenario["shots"] = json!(dir);
     let output = Command::new("node")
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/ui/drive.mjs"))
@@ -93,7 +95,11 @@ fn drive(mut scenario: Value, shots: &str) -> Value {
         String::from_utf8_lossy(&output.stderr)
     );
     let report: Value = serde_json::from_slice(&output.stdout).expect("the driver prints JSON");
-    assert!(dir.join("overview.png").is_file(), "no screenshot in {}", dir.display());
+    assert!(
+        dir.join("overview.png").is_file(),
+        "no screenshot in {}",
+        dir.display()
+    );
     report
 }
 
@@ -103,24 +109,41 @@ fn assert_safe_and_quiet(report: &Value) {
     assert_eq!(report["requests"], json!([]), "the page asked the network");
     assert_eq!(report["errors"], json!([]), "the page logged errors");
     assert_eq!(report["pwned"], Value::Null, "text from the repository ran");
-    assert_eq!(report["script_elements"], 2, "only the page's own two scripts");
-    assert_eq!(report["injected_images"], 0, "markup from an intent became an element");
+    assert_eq!(
+        report["script_elements"], 2,
+        "only the page's own two scripts"
+    );
+    assert_eq!(
+        report["injected_images"], 0,
+        "markup from an intent became an element"
+    );
 }
 
 #[test]
 fn the_map_shows_every_layer_its_dependencies_and_violations_as_graph_json_has_them() {
     let repo = built_with_hostile_intents();
     let made = ui(repo.path(), &[]);
-    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
     let page = repo.path().join(".tldrgraph/map.html");
     assert_eq!(
         String::from_utf8_lossy(&made.stdout).trim(),
         page.to_str().expect("utf-8"),
         "stdout names the page"
     );
-    let report = drive(json!({"page": page, "layer": "api", "between": "web,models"}), "layers");
+    let report = drive(
+        json!({"page": page, "layer": "api", "between": "web,models"}),
+        "layers",
+    );
     assert_safe_and_quiet(&report);
-    assert_eq!(report["stale"], Value::Null, "a fresh build is not called stale");
+    assert_eq!(
+        report["stale"],
+        Value::Null,
+        "a fresh build is not called stale"
+    );
 
     // Every layer, in the configured order, with graph.json's counts.
     let g = graph(repo.path());
@@ -130,11 +153,21 @@ fn the_map_shows_every_layer_its_dependencies_and_violations_as_graph_json_has_t
         .as_array()
         .expect("bands")
         .iter()
-        .map(|b| (b["id"].as_str().expect("id").to_string(), b["symbols"].as_u64().expect("n")))
+        .map(|b| {
+            (
+                b["id"].as_str().expect("id").to_string(),
+                b["symbols"].as_u64().expect("n"),
+            )
+        })
         .collect();
     let expected: Vec<(String, u64)> = layers
         .iter()
-        .map(|l| (l["id"].as_str().expect("id").to_string(), l["nodes"].as_u64().expect("nodes")))
+        .map(|l| {
+            (
+                l["id"].as_str().expect("id").to_string(),
+                l["nodes"].as_u64().expect("nodes"),
+            )
+        })
         .collect();
     assert_eq!(shown, expected);
     assert_eq!(
@@ -146,7 +179,9 @@ fn the_map_shows_every_layer_its_dependencies_and_violations_as_graph_json_has_t
     let mut by_role: BTreeMap<String, u64> = BTreeMap::new();
     for node in g["nodes"].as_array().expect("nodes") {
         if node["layer"] == "api" {
-            *by_role.entry(node["role"].as_str().unwrap_or("product").to_string()).or_default() += 1;
+            *by_role
+                .entry(node["role"].as_str().unwrap_or("product").to_string())
+                .or_default() += 1;
         }
     }
     let counts = &report["layer"]["counts"];
@@ -171,15 +206,28 @@ fn the_map_shows_every_layer_its_dependencies_and_violations_as_graph_json_has_t
         .expect("edges")
         .iter()
         .filter(|e| e["violation"] == true)
-        .map(|e| (e["src"].as_str().expect("src").into(), e["dst"].as_str().expect("dst").into()))
+        .map(|e| {
+            (
+                e["src"].as_str().expect("src").into(),
+                e["dst"].as_str().expect("dst").into(),
+            )
+        })
         .collect();
     let listed: BTreeSet<(String, String)> = report["violations"]
         .as_array()
         .expect("violations")
         .iter()
-        .map(|v| (v["src"].as_str().expect("src").into(), v["dst"].as_str().expect("dst").into()))
+        .map(|v| {
+            (
+                v["src"].as_str().expect("src").into(),
+                v["dst"].as_str().expect("dst").into(),
+            )
+        })
         .collect();
-    assert!(!flagged.is_empty(), "the fixture's config is broken by main.py");
+    assert!(
+        !flagged.is_empty(),
+        "the fixture's config is broken by main.py"
+    );
     assert_eq!(listed, flagged);
     assert!(flagged.contains(&("main.py".into(), "pkg/util.py::helper".into())));
     let web_models = report["arcs"]
@@ -189,7 +237,10 @@ fn the_map_shows_every_layer_its_dependencies_and_violations_as_graph_json_has_t
         .find(|a| a["from"] == "web" && a["to"] == "models")
         .expect("an arc from web to models");
     assert!(web_models["violations"].as_u64() > Some(0));
-    assert_eq!(web_models["violation_colour"], "rgb(220, 38, 38)", "violations have their own colour");
+    assert_eq!(
+        web_models["violation_colour"], "rgb(220, 38, 38)",
+        "violations have their own colour"
+    );
     let allowed = report["arcs"]
         .as_array()
         .expect("arcs")
@@ -200,7 +251,10 @@ fn the_map_shows_every_layer_its_dependencies_and_violations_as_graph_json_has_t
     assert_ne!(allowed["violation_colour"], "rgb(220, 38, 38)");
     // The arc opened: its dependencies, the violating ones marked.
     let between = report["between"].as_array().expect("between");
-    assert_eq!(between.len() as u64, web_models["total"].as_u64().expect("total"));
+    assert_eq!(
+        between.len() as u64,
+        web_models["total"].as_u64().expect("total")
+    );
     assert!(between.iter().all(|e| e["violation"] == true));
 }
 
@@ -214,7 +268,10 @@ fn a_symbol_found_by_name_shows_its_callers_callees_intent_and_signature() {
         "symbol",
     );
     assert_safe_and_quiet(&report);
-    assert_eq!(report["search"][0], "pkg/util.py::helper", "the exact name ranks first");
+    assert_eq!(
+        report["search"][0], "pkg/util.py::helper",
+        "the exact name ranks first"
+    );
     let symbol = &report["symbol"];
     assert_eq!(symbol["id"], "pkg/util.py::helper");
     assert_eq!(symbol["name"], "helper");
@@ -235,7 +292,10 @@ fn a_symbol_found_by_name_shows_its_callers_callees_intent_and_signature() {
         ids(&symbol["callers"]),
         BTreeSet::from(["main.py".to_string(), "pkg/api.py::request".to_string()])
     );
-    assert_eq!(ids(&symbol["callees"]), BTreeSet::from(["pkg/util.py::date".to_string()]));
+    assert_eq!(
+        ids(&symbol["callees"]),
+        BTreeSet::from(["pkg/util.py::date".to_string()])
+    );
     let from_main = symbol["callers"]
         .as_array()
         .expect("callers")
@@ -250,7 +310,11 @@ fn a_symbol_found_by_name_shows_its_callers_callees_intent_and_signature() {
             .as_array()
             .expect("edges")
             .iter()
-            .find(|e| e["src"] == caller["id"] && e["dst"] == "pkg/util.py::helper" && e["kind"] == "calls")
+            .find(|e| {
+                e["src"] == caller["id"]
+                    && e["dst"] == "pkg/util.py::helper"
+                    && e["kind"] == "calls"
+            })
             .expect("the caller's edge");
         assert_eq!(caller["confidence"].as_f64(), edge["confidence"].as_f64());
     }
@@ -262,9 +326,15 @@ fn a_symbol_found_by_name_shows_its_callers_callees_intent_and_signature() {
     );
     assert_safe_and_quiet(&report);
     let intent = report["symbol"]["intent"].as_str().expect("intent");
-    assert!(intent.starts_with(HOSTILE_INTENT), "shown literally: {intent}");
+    assert!(
+        intent.starts_with(HOSTILE_INTENT),
+        "shown literally: {intent}"
+    );
     // Search by intent: every candidate has the same one, so it finds them.
-    let report = drive(json!({"page": page, "search": "window.__pwned"}), "by-intent");
+    let report = drive(
+        json!({"page": page, "search": "window.__pwned"}),
+        "by-intent",
+    );
     assert_safe_and_quiet(&report);
     assert!(report["search"]
         .as_array()
@@ -276,7 +346,9 @@ fn a_symbol_found_by_name_shows_its_callers_callees_intent_and_signature() {
 fn the_page_is_one_deterministic_file_with_its_own_policy() {
     let repo = built_with_hostile_intents();
     let out = repo.path().join("maps/out.html");
-    assert!(ui(repo.path(), &["--output", "maps/out.html"]).status.success());
+    assert!(ui(repo.path(), &["--output", "maps/out.html"])
+        .status
+        .success());
     let first = std::fs::read(&out).expect("page");
     let printed = ui(repo.path(), &["--output", "-"]);
     assert!(printed.status.success());
@@ -288,17 +360,34 @@ fn the_page_is_one_deterministic_file_with_its_own_policy() {
     let text = String::from_utf8(first).expect("utf-8");
     assert!(text.contains("Content-Security-Policy"));
     assert!(text.contains("connect-src 'none'"));
-    assert_eq!(text.matches("</script>").count(), 2, "no data closes a script block");
-    assert!(!text.contains("<script>window.__pwned"), "the intent is escaped in the data");
+    assert_eq!(
+        text.matches("</script>").count(),
+        2,
+        "no data closes a script block"
+    );
+    assert!(
+        !text.contains("<script>window.__pwned"),
+        "the intent is escaped in the data"
+    );
     for reference in ["src=\"http", "href=\"http", "@import", "url(http"] {
-        assert!(!text.contains(reference), "the page refers outside itself: {reference}");
+        assert!(
+            !text.contains(reference),
+            "the page refers outside itself: {reference}"
+        );
     }
     // The default place, and --open hands the page to $BROWSER.
     let opened = repo.path().join("opened.txt");
     let browser = repo.path().join("browser.sh");
-    std::fs::write(&browser, format!("#!/bin/sh\necho \"$1\" > '{}'\n", opened.display()))
-        .expect("browser script");
-    Command::new("chmod").arg("+x").arg(&browser).status().expect("chmod");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\necho \"$1\" > '{}'\n", opened.display()),
+    )
+    .expect("browser script");
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&browser)
+        .status()
+        .expect("chmod");
     let run_open = Command::new(stage("tldrgraph"))
         .args(["ui", "--open"])
         .current_dir(repo.path())
@@ -308,7 +397,9 @@ fn the_page_is_one_deterministic_file_with_its_own_policy() {
     assert!(run_open.status.success());
     let page = repo.path().join(".tldrgraph/map.html");
     assert_eq!(
-        std::fs::read_to_string(&opened).expect("the browser ran").trim(),
+        std::fs::read_to_string(&opened)
+            .expect("the browser ran")
+            .trim(),
         page.to_str().expect("utf-8")
     );
 }
@@ -319,10 +410,18 @@ fn without_a_build_there_is_no_map_and_the_error_says_what_to_run() {
     let out = ui(repo.path(), &[]);
     assert_eq!(out.status.code(), Some(66));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("graph.json") && stderr.contains("tldrgraph init"), "{stderr}");
+    assert!(
+        stderr.contains("graph.json") && stderr.contains("tldrgraph init"),
+        "{stderr}"
+    );
     assert!(!repo.path().join(".tldrgraph/map.html").exists());
     let out = ui(repo.path(), &["--output", "-", "--serve"]);
-    assert_eq!(out.status.code(), Some(64), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(64),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = ui(repo.path(), &["--port", "80"]);
     assert_eq!(out.status.code(), Some(2), "--port needs --serve");
 }
@@ -331,7 +430,11 @@ fn without_a_build_there_is_no_map_and_the_error_says_what_to_run() {
 fn http(url_base: &str, method: &str, path: &str) -> (String, BTreeMap<String, String>, String) {
     let address = url_base.trim_start_matches("http://").trim_end_matches('/');
     let mut stream = TcpStream::connect(address).expect("connect");
-    write!(stream, "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n").expect("send");
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send");
     let mut raw = String::new();
     stream.read_to_string(&mut raw).expect("read");
     let (head, body) = raw.split_once("\r\n\r\n").expect("a header block");
@@ -365,7 +468,8 @@ fn serve_answers_on_loopback_only_and_follows_a_rebuild() {
         assert_eq!(status, "HTTP/1.1 200 OK");
         assert!(headers["content-security-policy"].contains("connect-src 'none'"));
         assert_eq!(headers["content-type"], "text/html; charset=utf-8");
-        let on_disk = std::fs::read_to_string(repo.path().join(".tldrgraph/map.html")).expect("page");
+        let on_disk =
+            std::fs::read_to_string(repo.path().join(".tldrgraph/map.html")).expect("page");
         assert_eq!(body, on_disk);
         assert_eq!(http(&url, "GET", "/etc/passwd").0, "HTTP/1.1 404 Not Found");
         assert_eq!(http(&url, "POST", "/").0, "HTTP/1.1 405 Method Not Allowed");
@@ -386,7 +490,10 @@ fn serve_answers_on_loopback_only_and_follows_a_rebuild() {
         let (payload, _) = init_json(repo.path(), &["--enrich", "off"]);
         assert_eq!(payload["status"], "done", "{payload}");
         let (_, _, body) = http(&url, "GET", "/");
-        assert!(body.contains("brand_new_function"), "the page follows the build");
+        assert!(
+            body.contains("brand_new_function"),
+            "the page follows the build"
+        );
     });
     let _ = server.kill();
     let _ = server.wait();

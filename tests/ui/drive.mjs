@@ -65,14 +65,18 @@ try {
   if (shots) await page.screenshot({ path: join(shots, "overview.png"), fullPage: false });
 
   if (scenario.search) {
+    let started = Date.now();
     await page.fill("#search", scenario.search);
     await page.waitForSelector("#results:not([hidden])", { timeout: 10000 });
+    report.search_ms = Date.now() - started; // includes the input's 120 ms debounce
     report.search = await page.$$eval("#results li[data-symbol]", (items) => items.map((li) => li.dataset.symbol));
     if (shots) await page.screenshot({ path: join(shots, "search.png") });
     const pick = scenario.open ? `#results li[data-symbol="${scenario.open.replace(/"/g, '\\"')}"]` : "#results li[data-symbol]";
     if (await page.$(pick)) {
+      started = Date.now();
       await page.click(pick);
       await page.waitForSelector("#symbol-detail", { timeout: 10000 });
+      report.symbol_ms = Date.now() - started;
       report.symbol = await page.$eval("#symbol-detail", (d) => {
         const text = (sel) => d.querySelector(sel)?.textContent ?? null;
         const list = (sel) => [...d.querySelectorAll(`${sel} li`)].map((li) => ({ id: li.dataset.symbol, confidence: Number(li.dataset.confidence), violation: li.classList.contains("violation-text") }));
@@ -84,8 +88,10 @@ try {
     }
   }
   if (scenario.layer) {
+    const started = Date.now();
     await page.click(`g.band[data-layer="${scenario.layer}"]`);
     await page.waitForSelector("#layer-detail", { timeout: 10000 });
+    report.layer_ms = Date.now() - started;
     report.layer = await page.$eval("#layer-detail", (d) => ({
       id: d.dataset.layer,
       counts: Object.fromEntries([...d.querySelectorAll("dd[data-count]")].map((dd) => [dd.dataset.count, Number(dd.textContent.replace(/,/g, ""))])),
@@ -105,7 +111,6 @@ try {
     await page.waitForSelector("#between-detail", { timeout: 10000 });
     report.between = await page.$$eval("#between-edges li", (items) => items.map((li) => ({ src: li.dataset.src, dst: li.dataset.dst, violation: li.classList.contains("violation-text") })));
   }
-  // Back returns to the previous view (the hash is the view).
   report.pwned = await page.evaluate(() => window.__pwned ?? null);
 } finally {
   await browser.close();

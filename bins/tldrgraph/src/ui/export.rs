@@ -99,7 +99,12 @@ pub struct LayerEdge {
 }
 
 /// The map of `graph` (and the candidates of `plan`, when there is one).
-pub fn export(repo: &str, graph: &Graph, plan: Option<&PlanFile>, stale: Option<String>) -> MapData {
+pub fn export(
+    repo: &str,
+    graph: &Graph,
+    plan: Option<&PlanFile>,
+    stale: Option<String>,
+) -> MapData {
     let (mut layers, layer_of_id) = layer_views(graph);
     let files = file_table(graph);
     let file_index: HashMap<&str, u32> = files
@@ -114,7 +119,12 @@ pub fn export(repo: &str, graph: &Graph, plan: Option<&PlanFile>, stale: Option<
         .map(|(i, n)| (n.id.as_str(), i as u32))
         .collect();
     let ranks: HashMap<&str, u32> = plan
-        .map(|p| p.candidates.iter().map(|c| (c.id.as_str(), c.rank)).collect())
+        .map(|p| {
+            p.candidates
+                .iter()
+                .map(|c| (c.id.as_str(), c.rank))
+                .collect()
+        })
         .unwrap_or_default();
 
     let unclassified = layers.len() as u32;

@@ -43,7 +43,11 @@ fn run(args: &UiArgs) -> Result<String, Failure> {
         None => store.path(artifacts::MAP),
     };
     write_page(&output, &html)?;
-    eprintln!("tldrgraph: wrote {} ({} KB)", output.display(), html.len().div_ceil(1024));
+    eprintln!(
+        "tldrgraph: wrote {} ({} KB)",
+        output.display(),
+        html.len().div_ceil(1024)
+    );
     if args.open {
         open_in_browser(&output);
     }
@@ -60,10 +64,10 @@ pub fn build_page(store: &Store) -> Result<String, Failure> {
     let stale = SavedState::read(store).ok().and_then(|state| {
         tg_lang::walk::changes_since(store.root(), store, &state, &mut Default::default()).line()
     });
-    let repo = store
-        .root()
-        .file_name()
-        .map_or_else(|| store.root().display().to_string(), |n| n.to_string_lossy().into_owned());
+    let repo = store.root().file_name().map_or_else(
+        || store.root().display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let data = export::export(&repo, &graph, plan.as_ref(), stale);
     let json = serde_json::to_string(&data)
         .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise the map: {e}")))?;

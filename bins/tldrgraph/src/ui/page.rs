@@ -14,7 +14,8 @@ const SCRIPT: &str = include_str!("assets/map.js");
 /// The page for `data` (serialised [`super::export::MapData`]) titled after `repo`.
 pub fn render(repo: &str, data_json: &str) -> String {
     let csp = content_security_policy();
-    let mut page = String::with_capacity(TEMPLATE.len() + STYLE.len() + SCRIPT.len() + data_json.len() + 1024);
+    let mut page =
+        String::with_capacity(TEMPLATE.len() + STYLE.len() + SCRIPT.len() + data_json.len() + 1024);
     // One pass over the template: what is put in is never searched for placeholders again.
     let mut rest = TEMPLATE;
     while let Some(start) = rest.find("{{") {
@@ -94,8 +95,9 @@ mod tests {
 
     #[test]
     fn script_data_cannot_close_its_block_and_reads_back_the_same() {
-        let json = serde_json::json!({"intent": "</script><script>alert(1)</script> & <!-- \u{2028}"})
-            .to_string();
+        let json =
+            serde_json::json!({"intent": "</script><script>alert(1)</script> & <!-- \u{2028}"})
+                .to_string();
         let safe = escape_script_data(&json);
         assert!(!safe.contains('<') && !safe.contains('>') && !safe.contains('&'));
         let back: serde_json::Value = serde_json::from_str(&safe).expect("still JSON");
@@ -106,7 +108,10 @@ mod tests {
     fn the_page_has_every_part_once_and_no_placeholder_left() {
         let page = render("a<b", r#"{"x":"{{SCRIPT}}"}"#);
         assert!(page.contains("<title>a&lt;b"));
-        assert!(page.contains(r#"{"x":"{{SCRIPT}}"}"#), "data is put in verbatim, not expanded");
+        assert!(
+            page.contains(r#"{"x":"{{SCRIPT}}"}"#),
+            "data is put in verbatim, not expanded"
+        );
         assert_eq!(page.matches(SCRIPT).count(), 1);
         assert!(page.contains(&content_security_policy()));
     }

@@ -297,9 +297,13 @@
     box.append(el("h3", {}, `Callers and dependants (${fmt(inn[i].length)})`), callers,
       el("h3", {}, `Callees and dependencies (${fmt(out[i].length)})`), callees);
     detail(box);
-    const byConfidence = (list) => list.slice().sort((a, b) => D.edges[b][CONF] - D.edges[a][CONF] || D.edges[a][LINE] - D.edges[b][LINE]);
-    paged(callers, byConfidence(inn[i]), (e) => neighbour(D.edges[e], D.edges[e][SRC]));
-    paged(callees, byConfidence(out[i]), (e) => neighbour(D.edges[e], D.edges[e][DST]));
+    // Product code first (tests and examples exercise it), then the surest edges.
+    const product = D.roles.indexOf("product");
+    const order = (end) => (list) => list.slice().sort((a, b) =>
+      (D.symbols[D.edges[a][end]][ROLE] !== product) - (D.symbols[D.edges[b][end]][ROLE] !== product) ||
+      D.edges[b][CONF] - D.edges[a][CONF] || D.edges[a][LINE] - D.edges[b][LINE] || a - b);
+    paged(callers, order(SRC)(inn[i]), (e) => neighbour(D.edges[e], D.edges[e][SRC]));
+    paged(callees, order(DST)(out[i]), (e) => neighbour(D.edges[e], D.edges[e][DST]));
   }
   function neighbour(e, other) {
     const o = D.symbols[other];
