@@ -165,6 +165,35 @@ fn configure(builder: &mut ignore::WalkBuilder, options: &WalkOptions) {
     }
 }
 
+/// The source file an entry is, with its canonical path (the path itself unless the walk came
+/// through a symlink: only then can the same file be reached twice).
+fn source_file(
+    root: &Path,
+    entry: &ignore::DirEntry,
+    linked: &Mutex<Vec<PathBuf>>,
+) -> Option<(PathBuf, SourceFile)> {
+    if !entry.file_type().is_some_and(|t| t.is_file()) {
+        return None;
+    }
+    let rel = relative(root, entry.path())?;
+    let lang = crate::for_path(&rel)?;
+    let via_link = entry.path_is_symlink()
+        || linked.lock().map_or(true, |linked| {
+            linked.iter().any(|l| entry.path().starts_with(l))
+        });
+    let canonical = if via_link {
+        std::fs::canonicalize(entry.path()).unwrap_or_else(|_| entry.path().to_path_buf())
+    } else {
+        entry.path().to_path_buf()
+    };
+    let file = SourceFile {
+        rel,
+        abs: entry.path().to_path_buf(),
+        lang,
+    };
+    Some((canonical, file))
+}
+
 /// Walks `starts` (absolute, under `root`, which is canonical).
 pub fn walk(root: &Path, starts: &[PathBuf], options: &WalkOptions) -> WalkResult {
     let excludes = &options.excludes;
@@ -176,6 +205,10 @@ pub fn walk(root: &Path, starts: &[PathBuf], options: &WalkOptions) -> WalkResul
     let filter_root = root.to_path_buf();
     let filter_excludes = excludes.clone();
     let filter_diags = Arc::clone(&diagnostics);
+    // Symlinks inside the root that the walk follows: only a file under one can be reached
+    // twice, so only those files pay for `canonicalize` (a dozen system calls a file).
+    let linked: Arc<Mutex<Vec<PathBuf>>> = Arc::new(Mutex::new(Vec::new()));
+    let filter_linked = Arc::clone(&linked);
     configure(&mut builder, options);
     builder.filter_entry(move |entry| {
         let name = entry.file_name();
@@ -203,52 +236,54 @@ pub fn walk(root: &Path, starts: &[PathBuf], options: &WalkOptions) -> WalkResul
                 }
                 return false;
             }
+            if let Ok(mut linked) = filter_linked.lock() {
+                linked.push(entry.path().to_path_buf());
+            }
         }
         true
     });
 
-    // Canonical path → repo-relative path: a file reached twice (through a symlink inside the
-    // root) is extracted once, under its smallest path.
+    // In parallel (the walk is most of a no-op run on a large tree), then put in order.
+    let found: Mutex<Vec<(PathBuf, SourceFile)>> = Mutex::new(Vec::new());
+    let errors: Mutex<Vec<Diagnostic>> = Mutex::new(Vec::new());
+    builder.build_parallel().run(|| {
+        Box::new(|result| {
+            let entry = match result {
+                Ok(entry) => entry,
+                Err(err) => {
+                    if let Ok(mut errors) = errors.lock() {
+                        errors.push(walk_diagnostic(root, &err));
+                    }
+                    return ignore::WalkState::Continue;
+                }
+            };
+            if let Some(file) = source_file(root, &entry, &linked) {
+                if let Ok(mut found) = found.lock() {
+                    found.push(file);
+                }
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut found = found.into_inner().unwrap_or_default();
+    found.sort_by(|a, b| a.1.rel.cmp(&b.1.rel));
+    // Canonical path → the file: one reached twice (through a symlink inside the root) is
+    // extracted once, under its smallest path.
     let mut by_canonical: BTreeMap<PathBuf, SourceFile> = BTreeMap::new();
-    let mut local = Vec::new();
-    for result in builder.build() {
-        let entry = match result {
-            Ok(entry) => entry,
-            Err(err) => {
-                local.push(walk_diagnostic(root, &err));
-                continue;
-            }
-        };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let Some(rel) = relative(root, entry.path()) else {
-            continue;
-        };
-        let Some(lang) = crate::for_path(&rel) else {
-            continue;
-        };
-        let canonical =
-            std::fs::canonicalize(entry.path()).unwrap_or_else(|_| entry.path().to_path_buf());
-        let candidate = SourceFile {
-            rel,
-            abs: entry.path().to_path_buf(),
-            lang,
-        };
-        match by_canonical.get(&canonical) {
-            Some(existing) if existing.rel <= candidate.rel => {}
-            _ => {
-                by_canonical.insert(canonical, candidate);
-            }
-        }
+    for (canonical, file) in found {
+        by_canonical.entry(canonical).or_insert(file);
     }
+    let mut local = errors.into_inner().unwrap_or_default();
     let mut files: Vec<SourceFile> = by_canonical.into_values().collect();
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     let mut diagnostics = match Arc::try_unwrap(diagnostics) {
         Ok(mutex) => mutex.into_inner().unwrap_or_default(),
         Err(shared) => shared.lock().map(|d| d.clone()).unwrap_or_default(),
     };
-    diagnostics.extend(local);
+    diagnostics.append(&mut local);
+    diagnostics.sort_by(|a, b| {
+        (&a.file, &a.code, &a.message, a.line).cmp(&(&b.file, &b.code, &b.message, b.line))
+    });
     WalkResult { files, diagnostics }
 }
 

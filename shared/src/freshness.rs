@@ -6,6 +6,7 @@
 use crate::artifacts::{self, state::SavedState};
 use crate::hash::content_hash;
 use crate::store::{self, Store};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -107,40 +108,143 @@ impl Changes {
     }
 }
 
-/// Files a long-lived reader (the MCP server) found equal to the build, with the size and
-/// modification time they had: one whose stamp is unchanged is not hashed again, as git's index
-/// does. A stamp is remembered only when the file was last modified well before it was hashed,
-/// so an edit within the same clock tick as the hash cannot hide (git's "racy" rule).
-#[derive(Debug, Default)]
+/// What a file's metadata says about it, as git's index keeps it: size, modification and
+/// status-change times, inode. While all four stay the same the content was not rewritten (an
+/// edit moves the modification time, a replacement the inode, and `touch -d` cannot set the
+/// change time back), so the content hash found for that stamp still holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileStamp {
+    pub size: u64,
+    /// Nanoseconds since the epoch.
+    pub modified: u128,
+    /// Nanoseconds since the epoch (0 where the platform has no change time).
+    pub changed: u128,
+    pub inode: u64,
+}
+
+/// The stamp of `path`, `None` when it cannot be read.
+pub fn file_stamp(path: &Path) -> Option<FileStamp> {
+    let meta = std::fs::metadata(path).ok()?;
+    let modified = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    #[cfg(unix)]
+    let (changed, inode) = {
+        use std::os::unix::fs::MetadataExt;
+        let secs = u128::try_from(meta.ctime()).unwrap_or(0);
+        let nanos = u128::try_from(meta.ctime_nsec()).unwrap_or(0);
+        (secs * 1_000_000_000 + nanos, meta.ino())
+    };
+    #[cfg(not(unix))]
+    let (changed, inode) = (0, 0);
+    Some(FileStamp {
+        size: meta.len(),
+        modified,
+        changed,
+        inode,
+    })
+}
+
+/// Files found to have a content hash, with the stamp they had then: a file whose stamp is
+/// unchanged is not read again, as git's index does. tg-extract keeps it in
+/// `.tldrgraph/cache/stamps.bin` for every file it hashes; the readers that check freshness
+/// (tg-status, tg-query, `tldrgraph ui`, the MCP server) start from that file, so a no-op
+/// check reads metadata only. A stamp is remembered only when the file was last modified well
+/// before it was hashed, so an edit within the same clock tick as the hash cannot hide (git's
+/// "racy" rule).
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Verified {
     /// Per file: its stamp and the content hash it was found to have.
-    files: std::collections::HashMap<String, ((u64, u128), String)>,
+    files: std::collections::HashMap<String, (FileStamp, String)>,
+    /// Changed since loaded (so worth saving).
+    #[serde(skip)]
+    dirty: bool,
+}
+
+fn stamps_path(store: &Store) -> std::path::PathBuf {
+    store
+        .dir()
+        .join(artifacts::CACHE_DIR)
+        .join(artifacts::STAMPS)
 }
 
 /// How far a file's modification must precede the hash for its stamp to be trusted.
 const RACY_NANOS: u128 = 2_000_000_000;
 
 impl Verified {
-    /// Whether `abs` still has the content `hash`, hashing it only when its stamp moved.
-    fn same(&mut self, rel: &str, abs: &Path, hash: &str) -> bool {
-        let stamp = store::stamp(abs);
-        if let (Some(stamp), Some((known, known_hash))) = (stamp, self.files.get(rel)) {
-            if *known == stamp && known_hash == hash {
-                return true;
-            }
+    /// The stamps tg-extract saved for `store`; none when there are none or they are damaged
+    /// (then every file is hashed, as before there was a cache).
+    pub fn load(store: &Store) -> Verified {
+        std::fs::read(stamps_path(store))
+            .ok()
+            .and_then(|bytes| crate::codec::decode_sealed(&bytes).ok())
+            .unwrap_or_default()
+    }
+
+    /// Saves the stamps when they changed since [`Verified::load`] (under the repository lock).
+    pub fn save(&self, store: &Store) -> std::io::Result<()> {
+        if !self.dirty {
+            return Ok(());
         }
-        let same = std::fs::read(abs).is_ok_and(|b| content_hash(&b) == *hash);
+        let bytes = crate::codec::encode_sealed(self).map_err(std::io::Error::other)?;
+        store::write_atomic(&stamps_path(store), &bytes)
+    }
+
+    /// The content hash `rel` had when its stamp was `stamp`, if that is known.
+    pub fn hash_of(&self, rel: &str, stamp: &FileStamp) -> Option<&str> {
+        self.files
+            .get(rel)
+            .filter(|(known, _)| known == stamp)
+            .map(|(_, hash)| hash.as_str())
+    }
+
+    /// Records that `rel`, stamped `stamp` before it was read, has content `hash`; a stamp too
+    /// recent to be trusted is forgotten instead.
+    pub fn remember(&mut self, rel: &str, stamp: Option<FileStamp>, hash: &str) {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
         match stamp {
-            Some(stamp) if same && stamp.1 + RACY_NANOS < now => {
-                self.files
-                    .insert(rel.to_string(), (stamp, hash.to_string()));
+            Some(stamp)
+                if stamp.modified + RACY_NANOS < now && stamp.changed + RACY_NANOS < now =>
+            {
+                if self.hash_of(rel, &stamp) != Some(hash) {
+                    self.files
+                        .insert(rel.to_string(), (stamp, hash.to_string()));
+                    self.dirty = true;
+                }
             }
-            _ => {
-                self.files.remove(rel);
-            }
+            _ => self.forget(rel),
+        }
+    }
+
+    pub fn forget(&mut self, rel: &str) {
+        if self.files.remove(rel).is_some() {
+            self.dirty = true;
+        }
+    }
+
+    /// Keeps only the files `keep` accepts (a full walk drops the ones that are gone).
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        let before = self.files.len();
+        self.files.retain(|rel, _| keep(rel));
+        self.dirty |= self.files.len() != before;
+    }
+
+    /// Whether `abs` still has the content `hash`, reading it only when its stamp moved.
+    fn same(&mut self, rel: &str, abs: &Path, hash: &str) -> bool {
+        let stamp = file_stamp(abs);
+        if stamp.is_some_and(|stamp| self.hash_of(rel, &stamp) == Some(hash)) {
+            return true;
+        }
+        let same = std::fs::read(abs).is_ok_and(|b| content_hash(&b) == *hash);
+        if same {
+            self.remember(rel, stamp, hash);
+        } else {
+            self.forget(rel);
         }
         same
     }
@@ -195,5 +299,73 @@ pub fn compare<'f>(
         // not claim.
         decisions_changed: state.decisions_hash.is_some()
             && state.decisions_hash != decisions_hash(store),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Past the racy window, so a stamp taken now may be trusted.
+    fn wait_out_the_racy_window() {
+        std::thread::sleep(std::time::Duration::from_nanos(
+            RACY_NANOS as u64 + 100_000_000,
+        ));
+    }
+
+    #[test]
+    fn a_stamp_is_trusted_only_once_the_file_is_older_than_the_racy_window() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("a.py");
+        std::fs::write(&file, "x = 1\n").expect("write");
+        let hash = content_hash(b"x = 1\n");
+        let mut known = Verified::default();
+        known.remember("a.py", file_stamp(&file), &hash);
+        assert_eq!(
+            known.hash_of("a.py", &file_stamp(&file).expect("stamp")),
+            None,
+            "too recent"
+        );
+        wait_out_the_racy_window();
+        known.remember("a.py", file_stamp(&file), &hash);
+        assert_eq!(
+            known.hash_of("a.py", &file_stamp(&file).expect("stamp")),
+            Some(hash.as_str())
+        );
+        // An edit of the same size moves the stamp: the old hash is no longer offered.
+        std::fs::write(&file, "x = 2\n").expect("edit");
+        assert_eq!(
+            known.hash_of("a.py", &file_stamp(&file).expect("stamp")),
+            None
+        );
+        assert!(!known.same("a.py", &file, &hash), "the edit is seen");
+    }
+
+    #[test]
+    fn stamps_are_saved_loaded_and_refused_when_damaged() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::at_root(dir.path());
+        std::fs::create_dir_all(dir.path().join(".tldrgraph/cache")).expect("mkdir");
+        let file = dir.path().join("a.py");
+        std::fs::write(&file, "y = 1\n").expect("write");
+        wait_out_the_racy_window();
+        let stamp = file_stamp(&file);
+        let mut known = Verified::default();
+        known.remember("a.py", stamp, "h1");
+        known.save(&store).expect("save");
+        let loaded = Verified::load(&store);
+        assert_eq!(loaded.hash_of("a.py", &stamp.expect("stamp")), Some("h1"));
+        let path = stamps_path(&store);
+        let mut bytes = std::fs::read(&path).expect("read");
+        bytes[0] ^= 0xff;
+        std::fs::write(&path, bytes).expect("damage");
+        assert_eq!(
+            Verified::load(&store).files.len(),
+            0,
+            "a damaged file is ignored"
+        );
+        let mut retained = loaded;
+        retained.retain(|rel| rel != "a.py");
+        assert!(retained.files.is_empty() && retained.dirty);
     }
 }

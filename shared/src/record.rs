@@ -380,6 +380,11 @@ pub fn symbol_ids<'q>(
         .collect()
 }
 
+/// Diagnostic codes of files tg-extract saw and did not extract (no file record follows): too
+/// large, binary, unreadable, or generated and large (`machine_written`). Their size and time
+/// stand in for a content hash when freshness is judged.
+pub const SKIPPED_FILE_CODES: [&str; 4] = ["binary", "too_large", "unreadable", "machine_written"];
+
 /// The diagnostic code of an extraction that found no source file (tg-extract writes it, with
 /// the walk's reason as its message; tg-classify tells the agent what to do about it).
 pub const NO_SOURCES: &str = "no_sources";

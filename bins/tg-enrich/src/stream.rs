@@ -74,14 +74,12 @@ struct Seen {
     node_lines: FxHashMap<u64, usize>,
 }
 
-/// Diagnostic codes of files whose symbols the stream may lack.
-const INCOMPLETE_CODES: [&str; 5] = [
-    "binary",
-    "too_large",
-    "unreadable",
-    "parse_failed",
-    "syntax_error",
-];
+/// Whether a diagnostic's code says the stream may lack some of its file's symbols: the file
+/// was skipped, or parsed with an error.
+fn incomplete(code: &str) -> bool {
+    tg_shared::record::SKIPPED_FILE_CODES.contains(&code)
+        || matches!(code, "parse_failed" | "syntax_error")
+}
 
 #[derive(Default)]
 struct Counts {
@@ -240,9 +238,7 @@ fn first_pass(
                     Some(Record::File(file)) => {
                         seen.files.insert(file.path.clone());
                     }
-                    Some(Record::Diagnostic(diagnostic))
-                        if INCOMPLETE_CODES.contains(&diagnostic.code.as_str()) =>
-                    {
+                    Some(Record::Diagnostic(diagnostic)) if incomplete(&diagnostic.code) => {
                         if let Some(file) = &diagnostic.file {
                             seen.incomplete.insert(file.clone());
                         }

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use std::io::Read;
 use tg_lang::walk::SourceFile;
 use tg_lang::FileFacts;
+use tg_shared::freshness::{file_stamp, FileStamp, Verified};
 use tg_shared::hash::{content_hash, Hasher};
 use tg_shared::record::{Diagnostic, Level};
 
@@ -50,16 +51,59 @@ fn diag(rel: &str, level: Level, line: Option<u32>, code: &str, message: String)
     }
 }
 
-/// Reads and hashes every file in parallel; order is preserved.
-pub fn probe_all(files: &[SourceFile], max_size: u64) -> Vec<Probe> {
+/// Reads and hashes every file in parallel, order preserved; a file whose metadata stamp is
+/// the one `known` holds a hash for is not read at all. Each text file's stamp, taken before it
+/// was read, comes back beside its probe for the caller to remember.
+pub fn probe_all(
+    files: &[SourceFile],
+    max_size: u64,
+    known: &Verified,
+) -> Vec<(Probe, Option<FileStamp>)> {
     files
         .par_iter()
-        .map(|file| match read_bounded(&file.abs, max_size) {
-            Ok(Some(bytes)) => probe_bytes(&bytes),
-            Ok(None) => Probe::TooLarge(std::fs::metadata(&file.abs).map(|m| m.len()).unwrap_or(0)),
-            Err(err) => Probe::Unreadable(err.to_string()),
+        .map(|file| {
+            let stamp = file_stamp(&file.abs);
+            if let Some(hash) = stamp.and_then(|s| known.hash_of(&file.rel, &s)) {
+                if stamp.is_some_and(|s| s.size <= max_size) {
+                    return (
+                        Probe::Text {
+                            hash: hash.to_string(),
+                        },
+                        stamp,
+                    );
+                }
+            }
+            let probe = match read_bounded(&file.abs, max_size) {
+                Ok(Some(bytes)) => probe_bytes(&bytes),
+                Ok(None) => {
+                    Probe::TooLarge(std::fs::metadata(&file.abs).map(|m| m.len()).unwrap_or(0))
+                }
+                Err(err) => Probe::Unreadable(err.to_string()),
+            };
+            (probe, stamp)
         })
         .collect()
+}
+
+/// Remembers the stamp of every text file probed, forgets the others, and (after a full walk)
+/// drops the files that are gone.
+pub fn remember_stamps(
+    known: &mut Verified,
+    files: &[SourceFile],
+    probes: &[(Probe, Option<FileStamp>)],
+    full_walk: bool,
+) {
+    for (file, (probe, stamp)) in files.iter().zip(probes) {
+        match probe {
+            Probe::Text { hash } => known.remember(&file.rel, *stamp, hash),
+            _ => known.forget(&file.rel),
+        }
+    }
+    if full_walk {
+        let present: std::collections::HashSet<&str> =
+            files.iter().map(|f| f.rel.as_str()).collect();
+        known.retain(|rel| present.contains(rel));
+    }
 }
 
 fn probe_bytes(bytes: &[u8]) -> Probe {
@@ -326,4 +370,40 @@ fn read_bounded(path: &std::path::Path, max: u64) -> std::io::Result<Option<Vec<
         return Ok(None);
     }
     Ok(Some(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_whose_stamp_is_known_is_not_read_and_an_edited_one_is() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let abs = dir.path().join("a.py");
+        std::fs::write(&abs, "def f():\n    pass\n").expect("write");
+        std::thread::sleep(std::time::Duration::from_millis(2_100));
+        let files = [SourceFile {
+            rel: "a.py".into(),
+            abs: abs.clone(),
+            lang: tg_lang::for_path("a.py").expect("python"),
+        }];
+        // A hash no read could give: the probe can only have taken it from the stamps.
+        let mut known = Verified::default();
+        known.remember("a.py", file_stamp(&abs), "from-the-stamp");
+        let probes = probe_all(&files, u64::MAX, &known);
+        assert_eq!(
+            probes[0].0,
+            Probe::Text {
+                hash: "from-the-stamp".into()
+            }
+        );
+        std::fs::write(&abs, "def g():\n    pass\n").expect("edit");
+        let probes = probe_all(&files, u64::MAX, &known);
+        assert_eq!(
+            probes[0].0,
+            Probe::Text {
+                hash: content_hash(b"def g():\n    pass\n")
+            }
+        );
+    }
 }

@@ -23,6 +23,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use tg_lang::walk;
 use tg_shared::exit;
+use tg_shared::freshness::Verified;
 use tg_shared::ndjson::RecordWriter;
 use tg_shared::record::{EdgeKind, Header, Record};
 use tg_shared::stage::{self, Failure, Progress};
@@ -346,7 +347,20 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     let walked = walk_sources(&cli, &scope, &store)?;
     let files_seen = walked.files.len() as u64;
     progress.phase("walk");
-    let probes = extract::probe_all(&walked.files, cli.max_file_size);
+    // Stamps are read and written only with the cache, under the lock: `--no-cache` (which
+    // takes no lock) reads every file.
+    let mut stamps = match lock {
+        Some(_) => Verified::load(&store),
+        None => Verified::default(),
+    };
+    let stamped = extract::probe_all(&walked.files, cli.max_file_size, &stamps);
+    if lock.is_some() {
+        extract::remember_stamps(&mut stamps, &walked.files, &stamped, scope.full_walk);
+        if let Err(err) = stamps.save(&store) {
+            progress.say(format_args!("cannot save the file stamps: {err}"));
+        }
+    }
+    let probes: Vec<extract::Probe> = stamped.into_iter().map(|(probe, _)| probe).collect();
     progress.phase("probe");
     let aliases = graph::package_aliases(&scope.root, &walked.files);
     let settings = settings(&cli, &aliases);

@@ -14,6 +14,7 @@ use cli::{Cli, Command};
 use graph::Graph;
 use serde_json::Value;
 use tg_shared::exit;
+use tg_shared::freshness::Verified;
 use tg_shared::stage::{Failure, Output};
 
 pub fn run(cli: &Cli) -> Result<(), Failure> {
@@ -73,7 +74,7 @@ fn with_freshness(text: String, store: &tg_shared::store::Store, json: bool) -> 
         return text;
     };
     let changes =
-        tg_lang::walk::changes_since(store.root(), store, &state, &mut Default::default());
+        tg_lang::walk::changes_since(store.root(), store, &state, &mut Verified::load(store));
     if json {
         return match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(mut map)) => {

@@ -9,6 +9,7 @@ use tg_shared::artifacts::{
     state::{ReadError, SavedState},
 };
 use tg_shared::exit;
+use tg_shared::freshness::Verified;
 use tg_shared::stage::Failure;
 use tg_shared::store::Store;
 
@@ -47,6 +48,6 @@ pub fn from_artifacts(root: &Path, store: &Store) -> Result<Value, Failure> {
         }
     };
     let changes =
-        tg_lang::walk::changes_since(root, store, &state, &mut Default::default()).to_fields();
+        tg_lang::walk::changes_since(root, store, &state, &mut Verified::load(store)).to_fields();
     Ok(extend(state.payload, changes))
 }

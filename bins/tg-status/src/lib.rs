@@ -13,15 +13,12 @@ use tg_shared::contract::{self, Done};
 use tg_shared::exit;
 use tg_shared::freshness;
 use tg_shared::ndjson::Item;
-use tg_shared::record::{Record, Status, Summary};
+use tg_shared::record::{Record, Status, Summary, SKIPPED_FILE_CODES};
 use tg_shared::stage::{Failure, Input, Output, Progress, StreamCheck};
 use tg_shared::store::{self, Store};
 
 /// The stage name in its messages.
 pub const STAGE: &str = "tg-status";
-
-/// Diagnostic codes of files tg-extract saw and did not extract.
-const SKIP_CODES: [&str; 3] = ["binary", "too_large", "unreadable"];
 
 pub fn run(cli: &Cli) -> Result<(), Failure> {
     let (_, store) = cli.stage.workspace()?;
@@ -90,7 +87,7 @@ impl Seen {
             }
             Some(Record::Diagnostic(diagnostic)) => {
                 if let Some(file) = &diagnostic.file {
-                    if SKIP_CODES.contains(&diagnostic.code.as_str()) {
+                    if SKIPPED_FILE_CODES.contains(&diagnostic.code.as_str()) {
                         self.skipped.push(file.clone());
                     }
                 }

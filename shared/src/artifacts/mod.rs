@@ -52,12 +52,15 @@ pub const INIT_KEY: &str = "init.key";
 pub const INSTALL_MANIFEST: &str = "install.json";
 /// The lock that serialises runs on one repository.
 pub const LOCK: &str = "tldrgraph.lock";
-/// Files only tg-extract reads back: [`EXTRACT_CACHE`] and [`EXTRACT_OUTPUT`].
+/// Files only tg-extract writes: [`EXTRACT_CACHE`], [`EXTRACT_OUTPUT`] and [`STAMPS`].
 pub const CACHE_DIR: &str = "cache";
 /// The extraction cache, per file keyed by content hash (inside [`CACHE_DIR`]).
 pub const EXTRACT_CACHE: &str = "extract.bin";
 /// tg-extract's last output, reused when nothing changed (inside [`CACHE_DIR`]).
 pub const EXTRACT_OUTPUT: &str = "extract.out";
+/// Each source file's metadata stamp with the content hash found for it, so that unchanged
+/// files are not read again (inside [`CACHE_DIR`]; `tg_shared::freshness::Verified`).
+pub const STAMPS: &str = "stamps.bin";
 
 /// Reads the JSON artifact `name`, `what` the messages call it: missing is
 /// [`crate::exit::NO_INPUT`], malformed [`crate::exit::DATA`] naming the line; both say how to

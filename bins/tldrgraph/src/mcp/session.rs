@@ -100,14 +100,15 @@ pub struct Session {
 
 impl Session {
     pub fn new(root: &Path, exe: PathBuf, wait: Duration, enrich: Option<String>) -> Session {
+        let store = Store::at_root(root);
         Session {
-            store: Store::at_root(root),
+            verified: Verified::load(&store),
+            store,
             exe,
             wait,
             graph: None,
             loaded_from: None,
             rebuild: None,
-            verified: Verified::default(),
             dead_code: None,
             enrich,
         }

@@ -11,6 +11,7 @@ use crate::cli::UiArgs;
 use std::path::{Path, PathBuf};
 use tg_shared::artifacts::{self, graph::Graph, plan::PlanFile, state::SavedState};
 use tg_shared::exit;
+use tg_shared::freshness::Verified;
 use tg_shared::stage::Failure;
 use tg_shared::store::{self, Store};
 
@@ -62,7 +63,7 @@ pub fn build_page(store: &Store) -> Result<String, Failure> {
     let graph = Graph::read(store)?;
     let plan = PlanFile::read(store).ok();
     let stale = SavedState::read(store).ok().and_then(|state| {
-        tg_lang::walk::changes_since(store.root(), store, &state, &mut Default::default()).line()
+        tg_lang::walk::changes_since(store.root(), store, &state, &mut Verified::load(store)).line()
     });
     let repo = store.root().file_name().map_or_else(
         || store.root().display().to_string(),
