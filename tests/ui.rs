@@ -391,7 +391,11 @@ fn the_page_is_one_deterministic_file_with_its_own_policy() {
     let run_open = Command::new(stage("tldrgraph"))
         .args(["ui", "--open"])
         .current_dir(repo.path())
-        .env("BROWSER", &browser)
+        // As browsers read $BROWSER: a `:` list, the first command that starts wins.
+        .env(
+            "BROWSER",
+            format!("/nonexistent/browser --new-window:{}", browser.display()),
+        )
         .output()
         .expect("ui --open");
     assert!(run_open.status.success());
@@ -481,12 +485,18 @@ fn serve_answers_on_loopback_only_and_follows_a_rebuild() {
         assert_safe_and_quiet(&report);
         assert_eq!(report["search"][0], "pkg/util.py::helper");
 
-        // A rebuild is picked up by the next request.
-        assert!(!body.contains("brand_new_function"));
+        // An edit is told at the next request (the page says it is stale), and a rebuild is
+        // picked up by the one after.
+        assert!(!body.contains("brand_new_function") && !body.contains("the graph is stale"));
         let util = repo.path().join("pkg/util.py");
         let mut text = std::fs::read_to_string(&util).expect("util.py");
         text.push_str("\n\ndef brand_new_function():\n    return helper()\n");
         std::fs::write(&util, text).expect("edit");
+        let (_, _, body) = http(&url, "GET", "/");
+        assert!(
+            body.contains("the graph is stale: 1 file changed"),
+            "the edit is told"
+        );
         let (payload, _) = init_json(repo.path(), &["--enrich", "off"]);
         assert_eq!(payload["status"], "done", "{payload}");
         let (_, _, body) = http(&url, "GET", "/");

@@ -8,7 +8,7 @@ pub mod page;
 mod serve;
 
 use crate::cli::UiArgs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tg_shared::artifacts::{self, graph::Graph, plan::PlanFile, state::SavedState};
 use tg_shared::exit;
 use tg_shared::freshness::Verified;
@@ -62,9 +62,7 @@ fn run(args: &UiArgs) -> Result<String, Failure> {
 pub fn build_page(store: &Store) -> Result<String, Failure> {
     let graph = Graph::read(store)?;
     let plan = PlanFile::read(store).ok();
-    let stale = SavedState::read(store).ok().and_then(|state| {
-        tg_lang::walk::changes_since(store.root(), store, &state, &mut Verified::load(store)).line()
-    });
+    let stale = stale_line(store);
     let repo = store.root().file_name().map_or_else(
         || store.root().display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -73,6 +71,13 @@ pub fn build_page(store: &Store) -> Result<String, Failure> {
     let json = serde_json::to_string(&data)
         .map_err(|e| Failure::new(exit::SOFTWARE, format!("cannot serialise the map: {e}")))?;
     Ok(page::render(&repo, &json))
+}
+
+/// Why the last build is not current, in one line, or `None` when it is (or there is no state
+/// to judge by).
+pub fn stale_line(store: &Store) -> Option<String> {
+    let state = SavedState::read(store).ok()?;
+    tg_lang::walk::changes_since(store.root(), store, &state, &mut Verified::load(store)).line()
 }
 
 fn write_page(path: &Path, html: &str) -> Result<(), Failure> {
@@ -84,36 +89,41 @@ fn write_page(path: &Path, html: &str) -> Result<(), Failure> {
         .map_err(|e| Failure::cant_write(path, &e))
 }
 
-/// Opens `path` in the user's browser: `$BROWSER` if set, else the platform's opener. Opening is a
-/// convenience on top of the written page: when no browser starts, the page's path is printed
-/// and the command still succeeds.
+/// Opens `path` in the user's browser: `$BROWSER` if set (as browsers read it: a `:`-separated
+/// list of commands, each a program and its arguments, the first that starts wins), else the
+/// platform's opener. Opening is a convenience on top of the written page: when no browser
+/// starts, the page's path is printed and the command still succeeds.
 fn open_in_browser(path: &Path) {
-    let url = PathBuf::from(path);
-    let opener = std::env::var_os("BROWSER")
-        .filter(|b| !b.is_empty())
-        .unwrap_or_else(|| {
-            if cfg!(target_os = "macos") {
-                "open".into()
-            } else {
-                "xdg-open".into()
-            }
-        });
-    let started = std::process::Command::new(&opener)
-        .arg(&url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .status();
-    match started {
-        Ok(status) if status.success() => {}
-        Ok(status) => eprintln!(
-            "tldrgraph: {} exited with {status}; open {} yourself",
-            opener.to_string_lossy(),
-            path.display()
-        ),
-        Err(e) => eprintln!(
-            "tldrgraph: cannot start {} ({e}); open {} yourself",
-            opener.to_string_lossy(),
-            path.display()
-        ),
+    let default = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    let commands = std::env::var("BROWSER")
+        .ok()
+        .filter(|b| !b.trim().is_empty())
+        .unwrap_or_else(|| default.to_string());
+    let mut tried = Vec::new();
+    for command in commands.split(':').filter(|c| !c.trim().is_empty()) {
+        let mut words = command.split_whitespace();
+        let Some(program) = words.next() else {
+            continue;
+        };
+        let status = std::process::Command::new(program)
+            .args(words)
+            .arg(path)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .status();
+        match status {
+            Ok(status) if status.success() => return,
+            Ok(status) => tried.push(format!("{program} exited with {status}")),
+            Err(e) => tried.push(format!("cannot start {program}: {e}")),
+        }
     }
+    eprintln!(
+        "tldrgraph: no browser opened the page ({}); open {} yourself",
+        tried.join("; "),
+        path.display()
+    );
 }

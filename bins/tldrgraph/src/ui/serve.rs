@@ -1,10 +1,12 @@
-//! `tldrgraph ui --serve`: the page over HTTP on 127.0.0.1 only, one connection at a time (a
-//! page for one person's browser needs no more), remade when a build rewrites graph.json or
-//! plan.json. GET and HEAD of `/` or `/map.html`; anything else is 404 or 405.
+//! `tldrgraph ui --serve`: the page over HTTP on 127.0.0.1 only, a thread per connection,
+//! remade when a build rewrites graph.json or plan.json or the sources move away from the build
+//! (checked at each request, from the file stamps). GET and HEAD of `/` or `/map.html`; anything
+//! else is 404 or 405.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 use tg_shared::artifacts;
 use tg_shared::exit;
@@ -36,16 +38,21 @@ pub fn serve(store: &Store, output: &Path, port: u16, html: String) -> Result<()
         .map_err(|e| Failure::new(exit::IO, format!("cannot read the bound address: {e}")))?;
     announce(&format!("http://{address}/"));
     let mut page = Page {
-        html,
+        html: Arc::new(html),
         stamps: build_stamps(store),
+        stale: super::stale_line(store),
         output: output.to_path_buf(),
     };
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
         page.refresh(store);
-        if let Err(e) = answer(stream, &page.html) {
-            eprintln!("tldrgraph: a request failed: {e}");
-        }
+        // A thread per connection: a client that connects and says nothing holds only its own.
+        let html = Arc::clone(&page.html);
+        std::thread::spawn(move || {
+            if let Err(e) = answer(stream, &html) {
+                eprintln!("tldrgraph: a request failed: {e}");
+            }
+        });
     }
     Ok(())
 }
@@ -59,17 +66,21 @@ fn announce(url: &str) {
 }
 
 struct Page {
-    html: String,
+    html: Arc<String>,
     stamps: Vec<Option<(u64, u128)>>,
+    /// The stale line the page shows, so that an edit after the build is told at the next request.
+    stale: Option<String>,
     output: PathBuf,
 }
 
 impl Page {
-    /// Remakes the page (and rewrites its file) when a build changed what it was made from; on
-    /// failure keeps the last good page and says why.
+    /// Remakes the page (and rewrites its file) when a build changed what it was made from, or
+    /// the sources moved away from the build (the page then says it is stale); on failure keeps
+    /// the last good page and says why.
     fn refresh(&mut self, store: &Store) {
-        let now = build_stamps(store);
-        if now == self.stamps {
+        let stamps = build_stamps(store);
+        let stale = super::stale_line(store);
+        if stamps == self.stamps && stale == self.stale {
             return;
         }
         match super::build_page(store) {
@@ -77,9 +88,10 @@ impl Page {
                 if let Err(e) = store::write_if_changed(&self.output, html.as_bytes()) {
                     eprintln!("tldrgraph: cannot rewrite {}: {e}", self.output.display());
                 }
-                self.html = html;
-                self.stamps = now;
-                eprintln!("tldrgraph: the graph changed; the map is remade");
+                self.html = Arc::new(html);
+                self.stamps = stamps;
+                self.stale = stale;
+                eprintln!("tldrgraph: the graph or the sources changed; the map is remade");
             }
             Err(failure) => eprintln!(
                 "tldrgraph: the map keeps the last build: {}",

@@ -12,14 +12,18 @@
   const ROLE_COLOURS = { product: "#2563eb", test: "#16a34a", example: "#d97706", generated: "#6b7280", tooling: "#9333ea" };
   const fmt = (n) => Number(n).toLocaleString("en-US");
   const $ = (id) => document.getElementById(id);
-  const plural = (n, word) => `${fmt(n)} ${word}${n === 1 ? "" : "s"}`;
+  const plural = (n, word, many = word + "s") => `${fmt(n)} ${n === 1 ? word : many}`;
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
       if (v === undefined || v === null || v === false) continue;
-      if (k === "onclick") node.addEventListener("click", v);
-      else node.setAttribute(k, String(v));
+      if (k === "onclick") {
+        // Whatever a click opens, Tab and Enter reach too.
+        node.addEventListener("click", v);
+        node.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.preventDefault(); v(ev); } });
+        if (tag !== "button") node.setAttribute("tabindex", "0");
+      } else node.setAttribute(k, String(v));
     }
     for (const child of children.flat(Infinity)) {
       if (child === null || child === undefined || child === false) continue;
@@ -71,9 +75,10 @@
   function header() {
     $("repo").textContent = D.repo;
     const shown = D.layers.reduce((a, l) => a + l.symbols, 0);
-    $("totals").textContent = `${fmt(shown)} symbols · ${fmt(D.files.length)} files · ` +
-      `${fmt(D.edges.length)} dependencies · ${fmt(D.layers.length)} layers · ` +
-      `${fmt(D.violations.length)} violations · ${fmt(D.candidates)} bottleneck candidates`;
+    const modules = D.symbols.filter((s) => !s[QUAL]).length;
+    $("totals").textContent = `${plural(shown, "symbol")} (${fmt(modules)} of them modules) · ${plural(D.files.length, "file")} · ` +
+      `${plural(D.edges.length, "dependency", "dependencies")} · ${plural(D.layers.length, "layer")} · ` +
+      `${plural(D.violations.length, "violation")} · ${plural(D.candidates, "bottleneck candidate")}`;
     if (D.stale) { $("stale").textContent = D.stale; $("stale").hidden = false; }
     const legend = $("legend");
     D.roles.forEach((r) => legend.append(el("span", {}, roleSwatch(r), r)));
@@ -144,6 +149,7 @@
     lanes.forEach((a, lane) => { a.reach = 22 + lane * laneGap; });
     const maxTotal = Math.max(1, ...D.layer_edges.map((e) => e.total));
     const x = bandW + 2;
+    const placed = [];
     arcs.forEach(({ e, y1, y2, reach }) => {
       const bad = e.violations > 0;
       const path = svg("path", {
@@ -157,11 +163,22 @@
         (bad ? `; ${fmt(e.violations)} violations` : "")));
       path.addEventListener("click", () => go("between", `${D.layers[e.from].id},${D.layers[e.to].id}`));
       box.append(path);
-      if (arcs.length <= 24) {
-        box.append(svg("text", { class: "arc-label" + (bad ? " violation" : ""), x: (x + reach * 0.75 + 4).toFixed(1), y: ((y1 + y2) / 2 + 4).toFixed(1) },
-          bad ? `${fmt(e.total)} (${fmt(e.violations)}✗)` : fmt(e.total)));
-      }
+      const text = bad ? `${fmt(e.total)} (${fmt(e.violations)}✗)` : fmt(e.total);
+      const spot = labelSpot(placed, x + reach * 0.75 + 4, (y1 + y2) / 2 + 4, text.length * 6.5);
+      if (spot) box.append(svg("text", { class: "arc-label" + (bad ? " violation" : ""), x: spot[0].toFixed(1), y: spot[1].toFixed(1) }, text));
     });
+  }
+  // Where a label of `width` near (x, y) collides with none placed so far (a few nudges down and
+  // up), or null: the arc's tooltip and the table below still give its numbers.
+  function labelSpot(placed, x, y, width) {
+    for (const dy of [0, 13, -13, 26, -26]) {
+      const box = [x, y + dy - 10, x + width, y + dy + 3];
+      if (!placed.some((p) => box[0] < p[2] && p[0] < box[2] && box[1] < p[3] && p[1] < box[3])) {
+        placed.push(box);
+        return [x, y + dy];
+      }
+    }
+    return null;
   }
   const kindsText = (byKind) => D.edge_kinds.map((k, i) => byKind[i] ? `${fmt(byKind[i])} ${k}` : null).filter(Boolean).join(", ");
 
@@ -184,7 +201,13 @@
   function violationList() {
     $("violation-count").textContent = `(${fmt(D.violations.length)})`;
     const list = $("violations");
-    if (!D.violations.length) { list.replaceWith(el("p", { id: "violations", class: "muted" }, "None: every dependency keeps to may_depend_on.")); return; }
+    if (!D.violations.length) {
+      const ruled = D.layers.some((l) => l.may_depend_on);
+      list.replaceWith(el("p", { id: "violations", class: "muted" }, ruled
+        ? "None: every dependency keeps to may_depend_on."
+        : "No layer states may_depend_on, so no dependency can break it."));
+      return;
+    }
     paged(list, D.violations, (i) => edgeItem(D.edges[i], "violation"));
   }
   // An edge as a line: where it is, from what to what, and how sure.
@@ -214,10 +237,15 @@
   }
 
   // ---- detail views ----
+  // Shows a view; on a narrow window, where the panel sits below the map, scrolls to it.
   function detail(...children) {
     const d = $("detail");
     d.replaceChildren(...children);
     d.scrollTop = 0;
+    if (window.matchMedia("(max-width: 1000px)").matches) d.scrollIntoView({ block: "start" });
+  }
+  function pickBand(id) {
+    document.querySelectorAll(".band").forEach((b) => b.classList.toggle("picked", b.dataset.layer === id));
   }
   function crumbs(...parts) {
     const c = el("div", { class: "crumbs" }, el("a", { onclick: () => go("", "") }, "map"));
@@ -228,7 +256,7 @@
     const li = D.layers.findIndex((l) => l.id === id);
     if (li < 0) return notFound(`no layer ${id}`);
     const layer = D.layers[li];
-    document.querySelectorAll(".band").forEach((b) => b.classList.toggle("picked", b.dataset.layer === id));
+    pickBand(id);
     const counts = new Map();
     D.symbols.forEach((s) => { if (s[LAYER] === li) counts.set(s[FILE], (counts.get(s[FILE]) || 0) + 1); });
     const files = [...counts.entries()].sort((a, b) => b[1] - a[1] || (D.files[a[0]] < D.files[b[0]] ? -1 : 1));
@@ -246,7 +274,7 @@
       el("h3", {}, `Files (${fmt(files.length)})`), list);
     detail(box);
     paged(list, files, ([f, n]) => el("li", { "data-file": D.files[f], onclick: () => go("file", D.files[f]) },
-      el("span", { class: "loc" }, D.files[f]), el("span", { class: "muted" }, ` ${fmt(n)} symbols`)));
+      el("span", { class: "loc" }, D.files[f]), el("span", { class: "muted" }, ` ${plural(n, "symbol")}`)));
   }
   function showFile(path) {
     const f = D.files.indexOf(path);
@@ -255,6 +283,7 @@
     const depth = (i) => { let d = 0, p = D.symbols[i][PARENT]; while (p >= 0 && d < 8) { d++; p = D.symbols[p][PARENT]; } return d; };
     const list = el("ul", { class: "list", id: "file-symbols" });
     const first = syms.length ? layerOf(D.symbols[syms[0]]) : null;
+    pickBand(first ? first.id : null);
     detail(el("div", { id: "file-detail", "data-file": path },
       crumbs(...(first ? [[first.name, "layer", first.id]] : []), [path]),
       el("h2", { class: "loc" }, path), el("h3", {}, `Symbols (${fmt(syms.length)})`), list));
@@ -279,6 +308,7 @@
     const role = el("span", { class: "role" }, D.roles[s[ROLE]]);
     role.style.background = ROLE_COLOURS[D.roles[s[ROLE]]] || "#999";
     const [out, inn] = edgesOf();
+    pickBand(layer.id);
     const box = el("div", { id: "symbol-detail", "data-symbol": id },
       crumbs([layer.name, "layer", layer.id], [file, "file", file], [labelOf(s)]),
       el("h2", {}, el("span", { class: "kind" }, D.kinds[s[KIND]]), s[RANK] ? el("span", { class: "star" }, "★ ") : null,
@@ -302,14 +332,15 @@
     const order = (end) => (list) => list.slice().sort((a, b) =>
       (D.symbols[D.edges[a][end]][ROLE] !== product) - (D.symbols[D.edges[b][end]][ROLE] !== product) ||
       D.edges[b][CONF] - D.edges[a][CONF] || D.edges[a][LINE] - D.edges[b][LINE] || a - b);
-    paged(callers, order(SRC)(inn[i]), (e) => neighbour(D.edges[e], D.edges[e][SRC]));
-    paged(callees, order(DST)(out[i]), (e) => neighbour(D.edges[e], D.edges[e][DST]));
+    paged(callers, order(SRC)(inn[i]), (e) => neighbour(D.edges[e], D.edges[e][SRC], D.files[D.symbols[D.edges[e][SRC]][FILE]]));
+    paged(callees, order(DST)(out[i]), (e) => neighbour(D.edges[e], D.edges[e][DST], file));
   }
-  function neighbour(e, other) {
+  // A caller or callee, with where the edge is (`at`: the file of the line that makes it).
+  function neighbour(e, other, at) {
     const o = D.symbols[other];
     return el("li", { class: e[VIOL] ? "violation-text" : null, "data-symbol": idOf(o), "data-confidence": confText(e[CONF]), onclick: () => go("symbol", idOf(o)) },
       el("span", { class: "kind" }, D.edge_kinds[e[EKIND]]), labelOf(o),
-      el("span", { class: "muted" }, ` ${layerOf(o).name} · ${D.files[o[FILE]]}`), " ",
+      el("span", { class: "muted" }, ` ${layerOf(o).name} · `), el("span", { class: "loc" }, `${at}:${e[LINE]}`), " ",
       el("span", { class: "conf", title: "confidence" }, confText(e[CONF])), e[VIOL] ? " ✗ violation" : "");
   }
   function showBetween(pair) {
@@ -326,7 +357,7 @@
   }
   function notFound(text) { detail(crumbs(), el("p", { class: "muted" }, text)); }
   function showHome() {
-    document.querySelectorAll(".band").forEach((b) => b.classList.remove("picked"));
+    pickBand(null);
     detail(el("p", { class: "hint" }, "Click a layer, an arc, a violation or a search result."));
   }
 
@@ -344,10 +375,11 @@
   }
 
   // ---- search, by name and by intent ----
+  const SEARCH_LIMIT = 50;
   let lowered = null;
   function search(query) {
     const q = query.trim().toLowerCase();
-    if (q.length < 2) return [];
+    if (q.length < 2) return { shown: [], total: 0 };
     if (!lowered) lowered = D.symbols.map((s) => [s[NAME].toLowerCase(), (s[QUAL] || D.files[s[FILE]]).toLowerCase(), (s[INTENT] + " " + s[DOC]).toLowerCase()]);
     const words = q.split(/\s+/).filter(Boolean);
     const hits = [];
@@ -365,14 +397,14 @@
       hits.push([score, i]);
     });
     hits.sort((a, b) => b[0] - a[0] || D.symbols[a[1]][QUAL].length - D.symbols[b[1]][QUAL].length || a[1] - b[1]);
-    return hits.slice(0, 50).map((h) => h[1]);
+    return { shown: hits.slice(0, SEARCH_LIMIT).map((h) => h[1]), total: hits.length };
   }
   function wireSearch() {
     const input = $("search"), results = $("results");
     let timer = 0, active = -1;
     const close = () => { results.hidden = true; active = -1; };
     const render = () => {
-      const found = search(input.value);
+      const { shown: found, total } = search(input.value);
       results.replaceChildren(...found.map((i) => {
         const s = D.symbols[i];
         return el("li", { "data-symbol": idOf(s), onclick: () => { close(); go("symbol", idOf(s)); } },
@@ -380,6 +412,7 @@
           el("div", { class: "muted" }, `${D.files[s[FILE]]}:${s[START]} · ${layerOf(s).name}${s[INTENT] ? " · " + s[INTENT] : ""}`));
       }));
       if (!found.length && input.value.trim().length >= 2) results.append(el("li", { class: "muted" }, "no symbol matches"));
+      if (total > found.length) results.append(el("li", { class: "muted" }, `the first ${fmt(found.length)} of ${fmt(total)} matches; type more to narrow them`));
       results.hidden = !results.childElementCount;
       active = -1;
     };
@@ -390,6 +423,7 @@
         if (!items.length) return;
         active = (active + (ev.key === "ArrowDown" ? 1 : items.length - 1)) % items.length;
         items.forEach((li, k) => li.classList.toggle("active", k === active));
+        items[active].scrollIntoView({ block: "nearest" });
         ev.preventDefault();
       } else if (ev.key === "Enter") {
         clearTimeout(timer);
