@@ -146,6 +146,111 @@ impl Progress {
     pub fn elapsed(&self) -> f64 {
         self.started.elapsed().as_secs_f64()
     }
+
+    /// Runs `work`, which counts what it has done in the counter it is given (from any
+    /// thread), and while it lasts longer than a second says each second how far it is:
+    /// `<stage>: parsing 12,345 of 55,577 files (2,100/s, about 20 s left)`. Nothing when quiet.
+    pub fn metered<R>(
+        &self,
+        (doing, what): (&str, &str),
+        total: u64,
+        work: impl FnOnce(&std::sync::atomic::AtomicU64) -> R,
+    ) -> R {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        use std::sync::mpsc;
+        let done = AtomicU64::new(0);
+        if self.quiet || total == 0 {
+            return work(&done);
+        }
+        let (finished, wait) = mpsc::channel::<()>();
+        std::thread::scope(|scope| {
+            let done = &done;
+            scope.spawn(move || {
+                let started = std::time::Instant::now();
+                // Each second without word from `work`: a line. The word (or its drop) ends it.
+                while let Err(mpsc::RecvTimeoutError::Timeout) =
+                    wait.recv_timeout(std::time::Duration::from_secs(1))
+                {
+                    let count = done.load(Ordering::Relaxed);
+                    eprintln!(
+                        "{}: {}",
+                        self.stage,
+                        meter_line(doing, what, count, total, started.elapsed())
+                    );
+                }
+            });
+            let result = work(done);
+            drop(finished);
+            result
+        })
+    }
+}
+
+/// `parsing 12,345 of 55,577 files (2,100/s, about 20 s left)`.
+fn meter_line(
+    doing: &str,
+    what: &str,
+    done: u64,
+    total: u64,
+    elapsed: std::time::Duration,
+) -> String {
+    let rate = done as f64 / elapsed.as_secs_f64().max(1e-3);
+    let left = if rate > 0.0 {
+        format!(
+            "about {:.0} s left",
+            total.saturating_sub(done) as f64 / rate
+        )
+    } else {
+        "starting".to_string()
+    };
+    format!(
+        "{doing} {} of {} {what} ({}/s, {left})",
+        thousands(done),
+        thousands(total),
+        thousands(rate.round() as u64)
+    )
+}
+
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod meter_tests {
+    #[test]
+    fn the_line_gives_count_total_rate_and_time_left() {
+        let line = super::meter_line(
+            "parsing",
+            "files",
+            12_345,
+            55_577,
+            std::time::Duration::from_secs(5),
+        );
+        assert_eq!(
+            line,
+            "parsing 12,345 of 55,577 files (2,469/s, about 18 s left)"
+        );
+        assert_eq!(super::thousands(999), "999");
+        assert_eq!(super::thousands(1_000_000), "1,000,000");
+    }
+
+    #[test]
+    fn metered_work_returns_its_result() {
+        let progress = super::Progress::new("tg-test", false);
+        let got = progress.metered(("counting", "items"), 3, |done| {
+            done.fetch_add(3, std::sync::atomic::Ordering::Relaxed);
+            7
+        });
+        assert_eq!(got, 7);
+    }
 }
 
 /// A failure that ends a stage, with its exit code and, where one helps, what to do about it.

@@ -402,6 +402,10 @@ fn texts(seen: &Collected, edges: &[IndexEdge]) -> (Vec<String>, Vec<String>) {
         .unzip()
 }
 
+/// Texts given to the embedder at a time: large enough for its own batching, small enough that
+/// progress moves every second or so on two cores.
+const EMBED_CHUNK: usize = 2048;
+
 /// The vectors of a build, and what went wrong making them.
 #[derive(Default)]
 struct Vectors {
@@ -414,6 +418,35 @@ struct Vectors {
     info: Option<EmbedderInfo>,
     /// Why some or all vectors are missing.
     problem: Option<String>,
+}
+
+/// Embeds `todo` (with their hashes) into `made`, a chunk at a time, saying how far it is; stops
+/// at the first failure, which goes into `out`.
+fn embed_in_chunks<'h>(
+    embedder: &Embedder,
+    (todo, todo_hashes): (&[String], &[&'h String]),
+    made: &mut HashMap<&'h String, Vec<f32>>,
+    out: &mut Vectors,
+    progress: &Progress,
+) {
+    progress.metered(("embedding", "texts"), todo.len() as u64, |done| {
+        for (texts, hashes) in todo
+            .chunks(EMBED_CHUNK)
+            .zip(todo_hashes.chunks(EMBED_CHUNK))
+        {
+            match embedder.embed(texts) {
+                Ok(fresh) => {
+                    out.embedded += fresh.len() as u64;
+                    made.extend(hashes.iter().copied().zip(fresh));
+                    done.fetch_add(texts.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                }
+                Err(reason) => {
+                    out.problem = Some(reason);
+                    break;
+                }
+            }
+        }
+    });
 }
 
 /// Embeds the texts of the `embeddable` symbols, reusing the previous index's vectors whose
@@ -448,17 +481,24 @@ fn embed_symbols(
             todo_hashes.push(&hashes[k]);
         }
     }
-    // On failure the vectors already made are kept (and the rest asked for next run).
-    let made: HashMap<&String, Vec<f32>> = match embedder.embed(&todo) {
-        Ok(fresh) => {
-            out.embedded = fresh.len() as u64;
-            todo_hashes.into_iter().zip(fresh).collect()
-        }
-        Err(reason) => {
-            out.problem = Some(reason);
-            HashMap::new()
-        }
+    // In chunks, so a long run says how far it is; on failure the vectors already made are
+    // kept (and the rest asked for next run).
+    let mut made: HashMap<&String, Vec<f32>> = HashMap::new();
+    let embedder = if todo.is_empty() {
+        Ok(embedder)
+    } else {
+        embedder.loaded()
     };
+    match embedder {
+        Ok(embedder) => embed_in_chunks(
+            &embedder,
+            (&todo, &todo_hashes),
+            &mut made,
+            &mut out,
+            progress,
+        ),
+        Err(reason) => out.problem = Some(reason),
+    }
     // The length every row must have: the first vector in symbol order.
     let dim = (0..embeddable.len())
         .find_map(|k| made.get(&hashes[k]).or_else(|| old.get(&hashes[k])))

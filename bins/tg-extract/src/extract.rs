@@ -7,6 +7,7 @@
 use crate::cache::{CacheEntry, ExtractCache};
 use rayon::prelude::*;
 use std::io::Read;
+use std::sync::atomic::{AtomicU64, Ordering};
 use tg_lang::walk::SourceFile;
 use tg_lang::FileFacts;
 use tg_shared::freshness::{file_stamp, FileStamp, Verified};
@@ -58,10 +59,12 @@ pub fn probe_all(
     files: &[SourceFile],
     max_size: u64,
     known: &Verified,
+    done: &AtomicU64,
 ) -> Vec<(Probe, Option<FileStamp>)> {
     files
         .par_iter()
         .map(|file| {
+            done.fetch_add(1, Ordering::Relaxed);
             let stamp = file_stamp(&file.abs);
             if let Some(hash) = stamp.and_then(|s| known.hash_of(&file.rel, &s)) {
                 if stamp.is_some_and(|s| s.size <= max_size) {
@@ -144,6 +147,7 @@ pub fn extract_all(
     probes: Vec<Probe>,
     max_size: u64,
     cache: &mut ExtractCache,
+    done: &AtomicU64,
 ) -> Vec<Extracted> {
     let work: Vec<(SourceFile, Probe, Option<CacheEntry>)> = files
         .into_iter()
@@ -154,7 +158,11 @@ pub fn extract_all(
         })
         .collect();
     work.into_par_iter()
-        .map(|(file, probe, cached)| extract_one(file, probe, max_size, cached))
+        .map(|(file, probe, cached)| {
+            let extracted = extract_one(file, probe, max_size, cached);
+            done.fetch_add(1, Ordering::Relaxed);
+            extracted
+        })
         .collect()
 }
 
@@ -390,7 +398,7 @@ mod tests {
         // A hash no read could give: the probe can only have taken it from the stamps.
         let mut known = Verified::default();
         known.remember("a.py", file_stamp(&abs), "from-the-stamp");
-        let probes = probe_all(&files, u64::MAX, &known);
+        let probes = probe_all(&files, u64::MAX, &known, &AtomicU64::new(0));
         assert_eq!(
             probes[0].0,
             Probe::Text {
@@ -398,7 +406,7 @@ mod tests {
             }
         );
         std::fs::write(&abs, "def g():\n    pass\n").expect("edit");
-        let probes = probe_all(&files, u64::MAX, &known);
+        let probes = probe_all(&files, u64::MAX, &known, &AtomicU64::new(0));
         assert_eq!(
             probes[0].0,
             Probe::Text {

@@ -353,7 +353,9 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
         Some(_) => Verified::load(&store),
         None => Verified::default(),
     };
-    let stamped = extract::probe_all(&walked.files, cli.max_file_size, &stamps);
+    let stamped = progress.metered(("reading", "files"), files_seen, |done| {
+        extract::probe_all(&walked.files, cli.max_file_size, &stamps, done)
+    });
     if lock.is_some() {
         extract::remember_stamps(&mut stamps, &walked.files, &stamped, scope.full_walk);
         if let Err(err) = stamps.save(&store) {
@@ -381,7 +383,9 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     }
 
     progress.phase("cache load");
-    let extracted = extract::extract_all(walked.files, probes, cli.max_file_size, &mut cache);
+    let extracted = progress.metered(("parsing", "files"), files_seen, |done| {
+        extract::extract_all(walked.files, probes, cli.max_file_size, &mut cache, done)
+    });
     let changing: Vec<&str> = extracted
         .iter()
         .filter(|e| e.changed_while_read)

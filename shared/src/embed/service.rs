@@ -157,6 +157,15 @@ impl Embedder {
         Ok(Embedder::StaticAt { path, id })
     }
 
+    /// The same embedder with its table in memory (a `StaticAt` is read now), for a caller
+    /// about to embed in several calls.
+    pub fn loaded(self) -> Result<Embedder, String> {
+        match self {
+            Embedder::StaticAt { path, .. } => StaticModel::load(&path).map(Embedder::Static),
+            other => Ok(other),
+        }
+    }
+
     pub fn id(&self) -> String {
         match self {
             Embedder::Static(model) => model.id().to_string(),
