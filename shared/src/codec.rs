@@ -47,10 +47,62 @@ pub fn encode_sealed<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// [`encode_sealed`] into `out` as the value is encoded, without holding the bytes.
+pub fn encode_sealed_into<T: Serialize>(
+    value: &T,
+    out: &mut impl std::io::Write,
+) -> Result<(), String> {
+    let mut hashing = crate::hash::HashingWriter::new(&mut *out);
+    bincode::serde::encode_into_std_write(value, &mut hashing, bincode::config::standard())
+        .map_err(|e| e.to_string())?;
+    let hash = hashing.finish_raw();
+    out.write_all(&hash)
+        .and_then(|()| out.write_all(SEAL_MAGIC))
+        .map_err(|e| e.to_string())
+}
+
 /// Decodes what [`encode_sealed`] wrote; the error says whether the seal or the layout failed.
 pub fn decode_sealed<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     let payload = unseal(bytes)?;
-    decode(payload)
+    // The checksum vouches that these are the bytes we wrote: their length claims are real
+    // (a large store's decoded claims add up to several times its size, past any cap that
+    // guards against damage).
+    let (value, _read) = bincode::serde::decode_from_slice(payload, bincode::config::standard())
+        .map_err(|e| e.to_string())?;
+    Ok(value)
+}
+
+/// [`decode_sealed`] of the file at `path`, without holding its bytes: the checksum is
+/// verified in a first pass, then a value that leads the payload (the whole of what was
+/// written, or a prefix of its fields) is decoded as it is read.
+pub fn decode_sealed_file<T: DeserializeOwned>(path: &std::path::Path) -> Result<T, String> {
+    use std::io::Read;
+    let named = |e: std::io::Error| format!("{}: {e}", path.display());
+    let mut file = std::fs::File::open(path).map_err(named)?;
+    let size = file.metadata().map_err(named)?.len();
+    let Some(payload_len) = size.checked_sub(SEAL_LEN as u64) else {
+        return Err("no checksum trailer (truncated, or written by an older version)".into());
+    };
+    let mut hasher = blake3::Hasher::new();
+    std::io::copy(&mut (&mut file).take(payload_len), &mut hasher).map_err(named)?;
+    let mut trailer = [0u8; SEAL_LEN];
+    file.read_exact(&mut trailer).map_err(named)?;
+    check_trailer(hasher.finalize().as_bytes(), &trailer)?;
+    let file = std::fs::File::open(path).map_err(named)?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file.take(payload_len));
+    bincode::serde::decode_from_std_read(&mut reader, bincode::config::standard())
+        .map_err(|e| e.to_string())
+}
+
+/// Whether `trailer` is a seal, over a payload whose hash is `hash`.
+fn check_trailer(hash: &[u8; 32], trailer: &[u8]) -> Result<(), String> {
+    if trailer.len() != SEAL_LEN || !trailer.ends_with(SEAL_MAGIC) {
+        return Err("no checksum trailer (truncated, or written by an older version)".into());
+    }
+    if hash != &trailer[..32] {
+        return Err("checksum mismatch: the file was damaged after it was written".into());
+    }
+    Ok(())
 }
 
 /// The payload of a sealed buffer, once its checksum matches.
@@ -59,14 +111,62 @@ pub fn unseal(bytes: &[u8]) -> Result<&[u8], String> {
         return Err("no checksum trailer (truncated, or written by an older version)".into());
     }
     let (payload, trailer) = bytes.split_at(bytes.len() - SEAL_LEN);
-    if blake3::hash(payload).as_bytes() != &trailer[..32] {
-        return Err("checksum mismatch: the file was damaged after it was written".into());
-    }
+    check_trailer(blake3::hash(payload).as_bytes(), trailer)?;
     Ok(payload)
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sealing_into_a_writer_gives_the_bytes_sealing_to_a_vec_gives() {
+        let value = (7u32, "seven".to_string(), vec![1.5f32, 2.5]);
+        let mut streamed = Vec::new();
+        super::encode_sealed_into(&value, &mut streamed).unwrap();
+        assert_eq!(streamed, super::encode_sealed(&value).unwrap());
+        let back: (u32, String, Vec<f32>) = super::decode_sealed(&streamed).unwrap();
+        assert_eq!(back, value);
+    }
+
+    #[test]
+    fn a_sealed_value_decodes_however_far_its_decoded_size_outgrows_its_bytes() {
+        // Small integers take a byte each and claim eight when decoded: the kernel's extract
+        // cache (261 MB) was refused as damaged by a cap of four times its size.
+        let value: Vec<u64> = (0..300_000).map(|i| i % 100).collect();
+        let sealed = super::encode_sealed(&value).unwrap();
+        assert!(
+            sealed.len() * 4 < value.len() * 8,
+            "the claims outgrow a 4x cap"
+        );
+        assert_eq!(super::decode_sealed::<Vec<u64>>(&sealed).unwrap(), value);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("many.bin");
+        std::fs::write(&path, &sealed).unwrap();
+        assert_eq!(super::decode_sealed_file::<Vec<u64>>(&path).unwrap(), value);
+    }
+
+    #[test]
+    fn a_sealed_file_decodes_whole_or_by_its_leading_fields_and_damage_anywhere_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sealed.bin");
+        let value = (7u32, "seven".to_string(), vec![1.5f32; 1000]);
+        let bytes = super::encode_sealed(&value).unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let whole: (u32, String, Vec<f32>) = super::decode_sealed_file(&path).unwrap();
+        assert_eq!(whole, value);
+        let leading: (u32, String) = super::decode_sealed_file(&path).unwrap();
+        assert_eq!(leading, (7, "seven".to_string()));
+        // A flipped byte in the part the prefix does not decode is still caught.
+        let mut damaged = bytes.clone();
+        damaged[bytes.len() / 2] ^= 1;
+        std::fs::write(&path, &damaged).unwrap();
+        let err = super::decode_sealed_file::<(u32, String)>(&path).unwrap_err();
+        assert!(err.contains("checksum mismatch"), "{err}");
+        std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
+        assert!(super::decode_sealed_file::<(u32, String)>(&path).is_err());
+        std::fs::write(&path, b"short").unwrap();
+        assert!(super::decode_sealed_file::<(u32, String)>(&path).is_err());
+    }
+
     #[test]
     fn a_damaged_length_prefix_is_an_error_not_an_allocation() {
         // (u32 3, then a string claiming 2^62 or 2^64-1 bytes): found by the codec fuzz target.

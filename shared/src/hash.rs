@@ -27,6 +27,56 @@ impl Hasher {
     }
 }
 
+/// [`content_hash`] of everything `reader` gives, read a piece at a time (a gigabyte file is
+/// hashed without holding it).
+pub fn reader_hash(mut reader: impl std::io::Read) -> std::io::Result<String> {
+    let mut hasher = blake3::Hasher::new();
+    std::io::copy(&mut reader, &mut hasher)?;
+    Ok(hasher.finalize().to_hex()[..32].to_string())
+}
+
+/// A writer that hashes every byte written through it (a stream's checksum without holding it).
+pub struct HashingWriter<W> {
+    inner: W,
+    hasher: blake3::Hasher,
+}
+
+impl<W: std::io::Write> HashingWriter<W> {
+    pub fn new(inner: W) -> Self {
+        HashingWriter {
+            inner,
+            hasher: blake3::Hasher::new(),
+        }
+    }
+
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.inner
+    }
+
+    /// The writer, and the [`content_hash`] of what went through it.
+    pub fn finish(self) -> (W, String) {
+        let hex = self.hasher.finalize().to_hex()[..32].to_string();
+        (self.inner, hex)
+    }
+
+    /// The full 32-byte hash of what went through it.
+    pub fn finish_raw(self) -> [u8; 32] {
+        *self.hasher.finalize().as_bytes()
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for HashingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -39,5 +89,17 @@ mod tests {
         let mut parts = Hasher::new();
         parts.update(b"a").update(b"bc");
         assert_eq!(parts.finish(), content_hash(b"abc"));
+    }
+
+    #[test]
+    fn a_hashing_writer_passes_bytes_on_and_hashes_them_as_content_hash_does() {
+        use std::io::Write;
+        let mut writer = HashingWriter::new(Vec::new());
+        writer.write_all(b"a").unwrap();
+        writer.write_all(b"bc").unwrap();
+        let (bytes, hash) = writer.finish();
+        assert_eq!(bytes, b"abc");
+        assert_eq!(hash, content_hash(b"abc"));
+        assert_eq!(reader_hash(&b"abc"[..]).unwrap(), content_hash(b"abc"));
     }
 }

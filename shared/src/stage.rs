@@ -380,9 +380,11 @@ pub enum Output {
         /// The reader closed the pipe: a success (`tg-classify | head`), writing stops.
         closed: bool,
     },
+    /// Written as it comes to a temporary file beside `path` (a stream of a gigabyte is never
+    /// held); an error opening it is told at the first write.
     File {
         path: PathBuf,
-        buf: Vec<u8>,
+        file: Result<store::AtomicFile, io::Error>,
     },
 }
 
@@ -391,7 +393,7 @@ impl Output {
         match path {
             Some(path) => Output::File {
                 path: path.to_path_buf(),
-                buf: Vec::new(),
+                file: store::AtomicFile::create(path),
             },
             None => Output::Stdout {
                 out: BufWriter::with_capacity(1 << 16, io::stdout()),
@@ -422,11 +424,14 @@ impl Output {
                     Err(err) => Err(Failure::write(err)),
                 }
             }
-            Output::File { buf, .. } => {
-                buf.extend_from_slice(text.as_bytes());
-                buf.push(b'\n');
-                Ok(())
-            }
+            Output::File { path, file } => file
+                .as_mut()
+                .map_err(|e| io::Error::new(e.kind(), e.to_string()))
+                .and_then(|file| {
+                    file.write_all(text.as_bytes())
+                        .and_then(|()| file.write_all(b"\n"))
+                })
+                .map_err(|e| Failure::cant_write(path, &e)),
         }
     }
 
@@ -446,7 +451,8 @@ impl Output {
                 Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(()),
                 Err(err) => Err(Failure::write(err)),
             },
-            Output::File { path, buf } => store::write_if_changed(&path, &buf)
+            Output::File { path, file } => file
+                .and_then(store::AtomicFile::commit_if_changed)
                 .map(|_| ())
                 .map_err(|e| Failure::cant_write(&path, &e)),
         }

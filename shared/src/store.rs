@@ -294,6 +294,19 @@ impl AtomicFile {
         })
     }
 
+    /// Reads back `buf.len()` bytes written at `offset` (what was written so far is flushed
+    /// first); writing goes on where it was.
+    pub fn read_back(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        use std::io::{Read, Seek, SeekFrom};
+        self.tmp.flush()?;
+        let file = self.tmp.get_mut().as_file_mut();
+        let end = file.stream_position()?;
+        file.seek(SeekFrom::Start(offset))?;
+        let read = file.read_exact(buf);
+        file.seek(SeekFrom::Start(end))?;
+        read
+    }
+
     pub fn commit(self) -> io::Result<()> {
         let tmp = self.tmp.into_inner().map_err(|e| e.into_error())?;
         tmp.as_file().sync_data()?;
@@ -406,6 +419,21 @@ mod tests {
         assert!(other.commit_if_changed().unwrap());
         assert_eq!(fs::read(&path).unwrap(), b"{\"nodes\":[1]}");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn an_atomic_file_reads_back_what_it_wrote_and_goes_on_writing_at_its_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.bin");
+        let mut file = AtomicFile::create(&path).unwrap();
+        file.write_all(b"0123456789").unwrap();
+        let mut back = [0u8; 3];
+        file.read_back(4, &mut back).unwrap();
+        assert_eq!(&back, b"456");
+        file.write_all(b"ab").unwrap();
+        assert!(file.read_back(11, &mut back).is_err(), "past the end");
+        file.commit().unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"0123456789ab");
     }
 
     #[test]

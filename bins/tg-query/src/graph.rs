@@ -6,7 +6,6 @@ use std::time::Duration;
 use tg_shared::artifacts;
 use tg_shared::embed::service::Embedder;
 use tg_shared::exit;
-use tg_shared::hash::content_hash;
 use tg_shared::record::EdgeKind;
 use tg_shared::search::{self, IndexSymbol, SearchIndex, NO_VECTOR};
 use tg_shared::stage::Failure;
@@ -49,9 +48,7 @@ impl Graph {
                     index.rows as usize,
                     dim,
                 ) {
-                    Ok(v) if content_hash(&search::vectors_to_bytes(&v)) == index.vectors_hash => {
-                        (Some(v), dim, None)
-                    }
+                    Ok((v, hash)) if hash == index.vectors_hash => (Some(v), dim, None),
                     Ok(_) => (
                         None,
                         0,
