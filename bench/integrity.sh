@@ -24,7 +24,7 @@ for case in noop_extract touched_extract embed_warm embed_cold; do
         noop_extract) x=$(t $b/tg-extract .);;
         touched_extract) echo "# $i" >> os.py; x=$(t $b/tg-extract .);;
         embed_warm) x=$(t sh -c "$b/tg-embed < /tmp/hb-$v.stream");;
-        embed_cold) rm -f .tldrgraph/search.bin .tldrgraph/vectors.f32 .tldrgraph/search.sum; x=$(t sh -c "$b/tg-embed < /tmp/hb-$v.stream");;
+        embed_cold) rm -f .tldrgraph/search.bin .tldrgraph/vectors.i8 .tldrgraph/search.sum; x=$(t sh -c "$b/tg-embed < /tmp/hb-$v.stream");;
       esac
       times[$v]="${times[$v]} $x"
     done

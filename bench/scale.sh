@@ -2,9 +2,12 @@
 # The Linux kernel on this machine (issue 22): Debian's linux-source-6.1, fetched with apt and
 # unpacked under $KERNEL_DIR (default ~/.cache/tldrgraph-corpora/linux-source-6.1), with the two
 # lines Debian's packaging appends to the top-level .gitignore (`/*`, `!/debian/`) dropped so the
-# sources are not all ignored. Measures, in one run: universal-ctags (definitions only) and
-# `find` as floors, cold `init` to needs_layers, a no-op `init`, a no-op `tg-extract`, and
-# `tldrgraph status`, each with its peak RSS (GNU time).
+# sources are not all ignored. Measures, in one run, each with its peak RSS (GNU time: the
+# largest process of a pipeline) and, for the pipelines, the peak of each stage (ps, sampled
+# every 0.2 s): universal-ctags (definitions only), `find` and the tree-sitter parse floor as
+# floors; cold `init` to needs_layers; cold `init` with bench/kernel.layers.config.yaml present
+# from the start, to needs_confirmation, then `--enrich off` to done; one changed file to done;
+# answers (query, trace, dead-code); no-op `init`, no-op `tg-extract` and `status`.
 #   usage: bench/scale.sh        env: KERNEL_DIR, RUNS (default 3), SKIP_COLD=1
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -29,15 +32,44 @@ measure() { # label, command...
   /usr/bin/time -f "$label: %e s, peak RSS %M KB" "$@" >/dev/null 2>"$tmp" || { cat "$tmp" >&2; exit 1; }
   tail -1 "$tmp"
 }
-tmp="$(mktemp)"; trap 'rm -f "$tmp"' EXIT
+stage_peaks() { # label, command...: as measure, then each stage's peak RSS
+  local label="$1"; shift
+  ( declare -A peak; trap 'for k in "${!peak[@]}"; do printf "%s=%s MB " "$k" $(( ${peak[$k]} / 1024 )); done; echo; exit' TERM
+    while true; do
+      while read -r rss comm; do
+        [[ "$comm" == tg-* ]] || continue
+        (( rss > ${peak[$comm]:-0} )) && peak[$comm]=$rss
+      done < <(ps -eo rss=,comm=)
+      sleep 0.2
+    done ) > "$tmp.peaks" &
+  local sampler=$!
+  measure "$label" "$@"
+  kill -TERM "$sampler"; wait "$sampler" 2>/dev/null || true
+  echo "  per stage: $(cat "$tmp.peaks")"
+}
+init() { "$bin/tldrgraph" init --json "$@" "$dir"; }
+tmp="$(mktemp)"; trap 'rm -f "$tmp" "$tmp.peaks"' EXIT
 for _ in $(seq "$runs"); do measure "find (walk floor)" find "$dir" -name '*.[ch]'; done
 if command -v ctags >/dev/null; then measure "universal-ctags, definitions only" ctags -R -f /dev/null --languages=C "$dir"; fi
+if [ -x "$bin/examples/parse_floor" ]; then measure "tree-sitter parse floor" "$bin/examples/parse_floor" "$dir"; fi
 if [ -z "${SKIP_COLD:-}" ]; then
   rm -rf "$dir/.tldrgraph"
-  measure "init cold, to needs_layers" "$bin/tldrgraph" init --json "$dir"
+  stage_peaks "init cold, to needs_layers" init
+  rm -rf "$dir/.tldrgraph"; mkdir -p "$dir/.tldrgraph"
+  cp "$here/kernel.layers.config.yaml" "$dir/.tldrgraph/layers.config.yaml"
+  stage_peaks "init cold with a 6-layer config, to needs_confirmation" init
+  stage_peaks "init --enrich off, to done" init --enrich off
 fi
-"$bin/tldrgraph" init --json "$dir" >/dev/null   # records the stamps a no-op reads
-for _ in $(seq "$runs"); do measure "init no-op" "$bin/tldrgraph" init --json "$dir"; done
+# One changed file: a function appended to kernel/fork.c, then the file restored.
+cp "$dir/kernel/fork.c" "$tmp.fork"
+printf '\nint tg_bench_probe(void)\n{\n\treturn 0;\n}\n' >> "$dir/kernel/fork.c"
+stage_peaks "one changed file, to done" init
+cp "$tmp.fork" "$dir/kernel/fork.c"; rm -f "$tmp.fork"
+stage_peaks "the file restored, to done" init
+measure "query (hybrid)" "$bin/tldrgraph" query --root "$dir" "allocate pages for the slab cache"
+measure "trace" "$bin/tldrgraph" trace --root "$dir" kernel_clone copy_process
+measure "dead-code" "$bin/tldrgraph" dead-code --root "$dir"
+for _ in $(seq "$runs"); do measure "init no-op" init; done
 for _ in $(seq "$runs"); do measure "tg-extract no-op (as init runs it)" "$bin/tg-extract" --root "$dir" "$dir"; done
 for _ in $(seq "$runs"); do measure "status" "$bin/tldrgraph" status "$dir"; done
-echo ".tldrgraph/: $(du -sh "$dir/.tldrgraph" | cut -f1)"
+echo ".tldrgraph/: $(du -sh "$dir/.tldrgraph" | cut -f1) ($(cd "$dir/.tldrgraph" && du -sh graph.json search.bin vectors.i8 plan.json cache/* 2>/dev/null | awk '{printf "%s %s, ", $2, $1}'))"

@@ -16,7 +16,7 @@
 #                                                     approval.json, intents.ndjson); also plan.json
 #   make/enrich.ndjson     tg-enrich's stream        (plan.ndjson, approval.json, intents.ndjson);
 #                                                     also enrichment_request.json
-#   make/embed.ndjson      tg-embed's stream         (enrich.ndjson); also search.bin, vectors.f32
+#   make/embed.ndjson      tg-embed's stream         (enrich.ndjson); also search.bin, vectors.i8
 #   make/status.json       the contract state        (embed.ndjson); also graph.json, state.json
 #   AGENT_CONTRACT.md      the agent's guide         (the tldrgraph binary)
 #

@@ -22,7 +22,7 @@ pub const CHECKED: &[&str] = &[
     "intents.ndjson",
     "approval.json",
     "search.bin",
-    "vectors.f32",
+    "vectors.i8",
     "enrichment_request.json",
 ];
 
@@ -119,7 +119,7 @@ fn damaged_or_older_artifacts_are_reported_and_rebuilt_to_the_clean_bytes() {
         "cache/extract.bin",
         "cache/extract.out",
         "search.bin",
-        "vectors.f32",
+        "vectors.i8",
         "search.sum",
         "init.key",
         "graph.json",
@@ -169,7 +169,7 @@ fn damaged_or_older_artifacts_are_reported_and_rebuilt_to_the_clean_bytes() {
                 (Some("done"), 0),
                 "{case}: {payload}"
             );
-            if matches!(target, "search.bin" | "vectors.f32") {
+            if matches!(target, "search.bin" | "vectors.i8") {
                 assert!(
                     stderr(&output).contains("warning:"),
                     "{case}: no warning: {}",
@@ -269,7 +269,7 @@ fn a_stage_failing_mid_stream_is_named_and_later_artifacts_stay_as_they_were() {
         "plan.json",
         "intents.ndjson",
         "search.bin",
-        "vectors.f32",
+        "vectors.i8",
     ] {
         assert!(
             after[name] == before[name],

@@ -182,7 +182,7 @@ fn only_changed_texts_are_embedded_again_and_gone_symbols_lose_their_vectors() {
         "tldrgraph: nothing changed since the last build; its state:"
     );
     let vectors = |dir: &Path| {
-        fs::metadata(dir.join(".tldrgraph/vectors.f32"))
+        fs::metadata(dir.join(".tldrgraph/vectors.i8"))
             .expect("vectors")
             .len()
     };
@@ -199,7 +199,11 @@ fn only_changed_texts_are_embedded_again_and_gone_symbols_lose_their_vectors() {
         embed_stderr(dir, &[]),
         "tg-embed: 27 symbols indexed; 1 texts embedded, 26 reused"
     );
-    assert_eq!(vectors(dir), before + 384 * 4);
+    assert_eq!(
+        vectors(dir),
+        before + (4 + 384),
+        "one row: a scale and 384 bytes"
+    );
     fs::write(&util, text).expect("write");
     assert_eq!(
         embed_stderr(dir, &[]),
@@ -503,10 +507,10 @@ fn an_http_embeddings_endpoint_is_batched_retried_and_used_for_queries() {
         Some("Bearer sk-embed-test")
     );
     assert_eq!(
-        fs::metadata(dir.join(".tldrgraph/vectors.f32"))
+        fs::metadata(dir.join(".tldrgraph/vectors.i8"))
             .expect("vectors")
             .len(),
-        26 * 8 * 4
+        26 * (4 + 8)
     );
     // A query embeds its text at the same endpoint.
     let (answer, _) = json_payload(&with_env(&[

@@ -1,8 +1,9 @@
-//! `.tldrgraph/search.bin` and `.tldrgraph/vectors.f32`: what tg-embed builds and tg-query
+//! `.tldrgraph/search.bin` and `.tldrgraph/vectors.i8`: what tg-embed builds and tg-query
 //! reads. The first (bincode, behind [`crate::codec`]) holds the symbols with their intents,
 //! layers, call edges, BM25 postings and, per symbol, the hash of the text it was embedded from
-//! and its row in the second: a flat little-endian f32 matrix (`rows × dim`), mmap-friendly and
-//! read in one go. A rerun embeds only texts whose hash is new.
+//! and its row in the second: `rows` rows of [`row_bytes`] each, a little-endian f32 scale then
+//! `dim` signed bytes (see [`quantize`]), a quarter of the f32 matrix's size. A rerun embeds
+//! only texts whose hash is new, and copies the rows of the others.
 
 use crate::codec;
 use crate::record::{EdgeKind, NodeKind, Role};
@@ -10,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Bumped when the layout or the embedded text changes: an older index is rebuilt whole.
-pub const INDEX_VERSION: u32 = 5;
+pub const INDEX_VERSION: u32 = 6;
 /// `vector` of a symbol with no embedding.
 pub const NO_VECTOR: u32 = u32::MAX;
 
@@ -46,7 +47,7 @@ pub struct IndexSymbol {
     pub parent: Option<u32>,
     /// Hash of the text embedded for it.
     pub text_hash: String,
-    /// Row in vectors.f32, or [`NO_VECTOR`].
+    /// Row in vectors.i8, or [`NO_VECTOR`].
     pub vector: u32,
 }
 
@@ -120,9 +121,9 @@ pub struct SearchIndex {
     /// Must stay the first fields, in [`IndexHead`]'s order.
     pub head: IndexHead,
     pub embedder: Option<Embedder>,
-    /// Rows in vectors.f32.
+    /// Rows in vectors.i8.
     pub rows: u32,
-    /// Content hash of vectors.f32 as written with this index: a matrix that does not match
+    /// Content hash of vectors.i8 as written with this index: a matrix that does not match
     /// (a run killed between the two writes) is not used.
     pub vectors_hash: String,
     /// Up to here the fields are [`IndexPrefix`]'s, in its order.
@@ -225,50 +226,83 @@ fn check_version(path: &Path, version: u32) -> Result<(), String> {
     ))
 }
 
-/// Reads `rows × dim` little-endian floats, with the content hash of the file's bytes (to
-/// compare with [`SearchIndex::vectors_hash`]); read in pieces, so only the matrix is held.
-/// The error names the file.
-pub fn load_vectors(path: &Path, rows: usize, dim: usize) -> Result<(Vec<f32>, String), String> {
-    use std::io::Read;
-    let named = |e: std::io::Error| format!("{}: {e}", path.display());
-    let mut file = std::fs::File::open(path).map_err(named)?;
-    let size = file.metadata().map_err(named)?.len();
-    if size != (rows * dim * 4) as u64 {
-        return Err(format!(
-            "{}: {size} bytes, expected {rows} rows of {dim} floats",
-            path.display()
-        ));
-    }
-    let mut floats = Vec::with_capacity(rows * dim);
-    let mut hasher = crate::hash::Hasher::new();
-    let mut piece = vec![0u8; 1 << 20];
-    loop {
-        let n = file.read(&mut piece).map_err(named)?;
-        if n == 0 {
-            break;
-        }
-        // Pieces are whole floats unless a read came short: keep the remainder for the next.
-        let whole = n - n % 4;
-        hasher.update(&piece[..n]);
-        floats.extend(
-            piece[..whole]
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-        );
-        if whole < n {
-            let mut rest = [0u8; 4];
-            rest[..n - whole].copy_from_slice(&piece[whole..n]);
-            file.read_exact(&mut rest[n - whole..]).map_err(named)?;
-            hasher.update(&rest[n - whole..]);
-            floats.push(f32::from_le_bytes(rest));
-        }
-    }
-    if floats.len() != rows * dim {
-        return Err(format!("{}: changed while it was read", path.display()));
-    }
-    Ok((floats, hasher.finish()))
+/// The bytes of one row of vectors.i8 for vectors of `dim` dimensions.
+pub fn row_bytes(dim: usize) -> usize {
+    4 + dim
 }
 
+/// A vector as its row: `scale` (f32, little-endian), then each component as the signed byte
+/// nearest `component / scale`, with `scale` the largest magnitude over 127. Cosine ranking
+/// keeps its order to within the rounding (measured on the retrieval benchmark, BENCHMARKS.md).
+pub fn quantize(vector: &[f32]) -> Vec<u8> {
+    let largest = vector.iter().fold(0f32, |m, x| m.max(x.abs()));
+    let scale = if largest > 0.0 { largest / 127.0 } else { 0.0 };
+    let mut row = Vec::with_capacity(row_bytes(vector.len()));
+    row.extend_from_slice(&scale.to_le_bytes());
+    row.extend(vector.iter().map(|x| {
+        let q = if scale > 0.0 {
+            (x / scale).round()
+        } else {
+            0.0
+        };
+        q.clamp(-127.0, 127.0) as i8 as u8
+    }));
+    row
+}
+
+/// vectors.i8 in memory: rows of [`row_bytes`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Matrix {
+    bytes: Vec<u8>,
+    dim: usize,
+}
+
+/// One row: `scale × values` approximates the vector.
+#[derive(Debug, Clone, Copy)]
+pub struct Row<'a> {
+    pub scale: f32,
+    pub values: &'a [u8],
+}
+
+impl Row<'_> {
+    /// The dot product with `query` (the cosine, for unit vectors).
+    pub fn dot(&self, query: &[f32]) -> f32 {
+        let sum: f32 = self
+            .values
+            .iter()
+            .zip(query)
+            .map(|(&q, x)| f32::from(q as i8) * x)
+            .sum();
+        sum * self.scale
+    }
+}
+
+impl Matrix {
+    pub fn row(&self, row: usize) -> Option<Row<'_>> {
+        let width = row_bytes(self.dim);
+        let bytes = self.bytes.get(row * width..(row + 1) * width)?;
+        let (scale, values) = bytes.split_at(4);
+        Some(Row {
+            scale: f32::from_le_bytes([scale[0], scale[1], scale[2], scale[3]]),
+            values,
+        })
+    }
+}
+
+/// Reads the `rows` rows of vectors.i8 for `dim` dimensions, with the content hash of its bytes
+/// (to compare with [`SearchIndex::vectors_hash`]). The error names the file.
+pub fn load_vectors(path: &Path, rows: usize, dim: usize) -> Result<(Matrix, String), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if bytes.len() != rows * row_bytes(dim) {
+        return Err(format!(
+            "{}: {} bytes, expected {rows} rows of {dim} dimensions",
+            path.display(),
+            bytes.len()
+        ));
+    }
+    let hash = crate::hash::content_hash(&bytes);
+    Ok((Matrix { bytes, dim }, hash))
+}
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,5 +363,33 @@ mod tests {
             .collect();
         assert_eq!(got, vec![("h1", 0), ("", NO_VECTOR)]);
         assert_eq!(SearchIndex::load(&path).unwrap(), index);
+    }
+
+    #[test]
+    fn a_quantised_row_keeps_the_dot_product_to_within_its_rounding() {
+        let vector = [0.5f32, -0.25, 0.125, 0.0, -0.75, 0.3];
+        let query = [0.1f32, 0.7, -0.2, 0.4, 0.3, -0.5];
+        let row = quantize(&vector);
+        assert_eq!(row.len(), row_bytes(vector.len()));
+        let matrix = Matrix {
+            bytes: [row.clone(), quantize(&[0.0; 6])].concat(),
+            dim: 6,
+        };
+        let exact: f32 = vector.iter().zip(&query).map(|(a, b)| a * b).sum();
+        let got = matrix.row(0).unwrap().dot(&query);
+        // Each component is off by at most half a step of 0.75/127.
+        let bound = 0.5 * 0.75 / 127.0 * query.iter().map(|x| x.abs()).sum::<f32>();
+        assert!((got - exact).abs() <= bound, "{got} vs {exact}");
+        assert_eq!(
+            matrix.row(0).unwrap().values[4] as i8,
+            -127,
+            "the largest is full scale"
+        );
+        assert_eq!(
+            matrix.row(1).unwrap().dot(&query),
+            0.0,
+            "a zero vector stays zero"
+        );
+        assert!(matrix.row(2).is_none());
     }
 }

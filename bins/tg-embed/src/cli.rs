@@ -6,7 +6,7 @@ use tg_shared::options::{EmbeddingsChoice, Http};
 use tg_shared::stage::{StageArgs, StreamArgs};
 
 /// Embed every symbol of a stream and build the search index (`.tldrgraph/search.bin`,
-/// `.tldrgraph/vectors.f32`) that `tldrgraph query`, `trace` and `dead-code` read.
+/// `.tldrgraph/vectors.i8`) that `tldrgraph query`, `trace` and `dead-code` read.
 ///
 /// Passes the stream through. Each symbol's text (its name and qualified name in words, layer,
 /// file, signature, intent or doc line, and the names it calls and is called by) is embedded

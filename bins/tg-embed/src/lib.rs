@@ -33,7 +33,7 @@ const OWNED: Owned = Owned {
     diagnostics: &[],
 };
 
-/// Whether search.bin and vectors.f32 are the pair the last run wrote whole (not truncated,
+/// Whether search.bin and vectors.i8 are the pair the last run wrote whole (not truncated,
 /// edited or left half-written by a killed run).
 fn artifacts_intact(store: &Store) -> bool {
     let Ok(sums) = std::fs::read_to_string(store.path(artifacts::SEARCH_SUMS)) else {
@@ -147,6 +147,8 @@ fn write_index(store: &Store, index: &SearchIndex, matrix: AtomicFile) -> Result
     let sums_path = store.path(artifacts::SEARCH_SUMS);
     store::write_if_changed(&sums_path, sums.as_bytes())
         .map_err(|e| Failure::cant_write(&sums_path, &e))?;
+    // An older version's f32 matrix is nobody's now.
+    let _ = std::fs::remove_file(store.path(artifacts::LEGACY_SEARCH_VECTORS));
     Ok(())
 }
 

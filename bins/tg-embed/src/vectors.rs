@@ -1,5 +1,5 @@
-//! The vectors of a build, written to vectors.f32 row by row as they are made or found in the
-//! previous build, so no matrix is ever held whole (on the kernel it is 1.4 GB).
+//! The vectors of a build, written to vectors.i8 row by row as they are made (and quantised)
+//! or copied from the previous build, so no matrix is ever held whole.
 
 use crate::corpus::Corpus;
 use rayon::prelude::*;
@@ -9,7 +9,7 @@ use tg_shared::artifacts;
 use tg_shared::embed::service::Embedder;
 use tg_shared::hash::{reader_hash, Hasher, HashingWriter};
 use tg_shared::search::{
-    Embedder as EmbedderInfo, IndexHead, IndexPrefix, INDEX_VERSION, NO_VECTOR,
+    quantize, row_bytes, Embedder as EmbedderInfo, IndexHead, IndexPrefix, INDEX_VERSION, NO_VECTOR,
 };
 use tg_shared::stage::{Failure, Progress};
 use tg_shared::store::{AtomicFile, Store};
@@ -18,7 +18,7 @@ use tg_shared::store::{AtomicFile, Store};
 /// progress moves every second or so on two cores.
 const EMBED_CHUNK: usize = 2048;
 
-/// vectors.f32 being written, and the content hash of what went into it.
+/// vectors.i8 being written, and the content hash of what went into it.
 pub type MatrixFile = HashingWriter<AtomicFile>;
 
 /// Opens the temporary file the new matrix is written to (moved into place with the index).
@@ -78,7 +78,7 @@ impl Previous {
         let info = old.embedder.as_ref().filter(|e| e.id == embedder_id)?;
         let dim = info.dim as usize;
         let matrix_path = store.path(artifacts::SEARCH_VECTORS);
-        let expected = old.rows as u64 * dim as u64 * 4;
+        let expected = old.rows as u64 * row_bytes(dim) as u64;
         let whole = std::fs::File::open(&matrix_path).and_then(|mut file| {
             let size = file.metadata()?.len();
             let hash = (size == expected)
@@ -120,14 +120,14 @@ impl Previous {
         })
     }
 
-    /// The vector of the text with `hash`, if the previous build had it.
-    fn vector(&mut self, hash: &str) -> Option<Vec<f32>> {
+    /// The row of the text with `hash`, if the previous build had it.
+    fn row(&mut self, hash: &str) -> Option<Vec<u8>> {
         let row = *self.row_of.get(hash)?;
-        let offset = row as u64 * self.dim as u64 * 4;
+        let offset = row as u64 * row_bytes(self.dim) as u64;
         // Rows come mostly in order: a relative seek keeps the read buffer.
         let delta = offset as i64 - self.position as i64;
         self.matrix.seek_relative(delta).ok()?;
-        let mut bytes = vec![0u8; self.dim * 4];
+        let mut bytes = vec![0u8; row_bytes(self.dim)];
         let read = self.matrix.read_exact(&mut bytes);
         self.position = offset + if read.is_ok() { bytes.len() as u64 } else { 0 };
         if read.is_err() {
@@ -135,7 +135,7 @@ impl Previous {
             self.position = self.matrix.stream_position().ok()?;
             return None;
         }
-        Some(from_le_bytes(&bytes))
+        Some(bytes)
     }
 }
 
@@ -146,15 +146,10 @@ fn matrix_error(err: std::io::Error) -> Failure {
     )
 }
 
-fn from_le_bytes(bytes: &[u8]) -> Vec<f32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
-fn to_le_bytes(vector: &[f32]) -> Vec<u8> {
-    vector.iter().flat_map(|v| v.to_le_bytes()).collect()
+/// A vector for a row: made this run, or a row as stored.
+enum Found {
+    Fresh(Vec<f32>),
+    Stored(Vec<u8>),
 }
 
 /// The embedder, loaded when the first text needs it; the reason it failed once it has.
@@ -306,19 +301,18 @@ impl Run {
         for &k in chunk {
             let hash = &hashes[k];
             let vector = if let Some(v) = fresh.remove(&k) {
-                Some(v)
+                Some(Found::Fresh(v))
             } else if let Some(&row) = self.row_of_hash.get(hash) {
-                let dim = self.dim.unwrap_or(0);
-                let mut bytes = vec![0u8; dim * 4];
+                let mut bytes = vec![0u8; row_bytes(self.dim.unwrap_or(0))];
                 matrix
                     .get_mut()
                     .read_back(row as u64 * bytes.len() as u64, &mut bytes)
                     .map_err(matrix_error)?;
-                Some(from_le_bytes(&bytes))
+                Some(Found::Stored(bytes))
             } else {
-                let old = previous.as_mut().and_then(|p| p.vector(hash));
+                let old = previous.as_mut().and_then(|p| p.row(hash));
                 self.out.reused += u64::from(old.is_some());
-                old
+                old.map(Found::Stored)
             };
             let row = self.place(hash, vector, matrix)?;
             self.out.rows_of.push(row);
@@ -331,25 +325,22 @@ impl Run {
     fn place(
         &mut self,
         hash: &str,
-        vector: Option<Vec<f32>>,
+        vector: Option<Found>,
         matrix: &mut MatrixFile,
     ) -> Result<u32, Failure> {
-        let Some(vector) = vector else {
-            return Ok(NO_VECTOR);
+        let (length, bytes) = match vector {
+            None => return Ok(NO_VECTOR),
+            Some(Found::Fresh(v)) => (v.len(), quantize(&v)),
+            Some(Found::Stored(row)) => (row.len().saturating_sub(4), row),
         };
-        let dim = *self.dim.get_or_insert(vector.len());
-        if vector.len() != dim {
+        let dim = *self.dim.get_or_insert(length);
+        if length != dim {
             self.out.problem.get_or_insert_with(|| {
-                format!(
-                    "the embedder returned vectors of {} and {dim} dimensions",
-                    vector.len()
-                )
+                format!("the embedder returned vectors of {length} and {dim} dimensions")
             });
             return Ok(NO_VECTOR);
         }
-        matrix
-            .write_all(&to_le_bytes(&vector))
-            .map_err(matrix_error)?;
+        matrix.write_all(&bytes).map_err(matrix_error)?;
         let row = self.out.rows;
         self.row_of_hash.entry(hash.to_string()).or_insert(row);
         self.out.rows += 1;

@@ -102,11 +102,15 @@ pub struct CacheView<'a> {
 }
 
 impl CacheView<'_> {
+    /// Written as it is encoded (the kernel's cache is a quarter of a gigabyte).
     pub fn save(&self, path: &Path) -> Result<(), String> {
-        let mut bytes = format!("{}\n", self.stamp).into_bytes();
-        bytes.extend(codec::encode_sealed(self)?);
-        store::write_atomic(path, &bytes)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        let cant = |e: io::Error| format!("cannot write {}: {e}", path.display());
+        let mut file = store::AtomicFile::create(path).map_err(cant)?;
+        file.write_all(format!("{}\n", self.stamp).as_bytes())
+            .map_err(cant)?;
+        codec::encode_sealed_into(self, &mut file)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        file.commit().map_err(cant)
     }
 }
 

@@ -7,15 +7,14 @@ use tg_shared::artifacts;
 use tg_shared::embed::service::Embedder;
 use tg_shared::exit;
 use tg_shared::record::EdgeKind;
-use tg_shared::search::{self, IndexSymbol, SearchIndex, NO_VECTOR};
+use tg_shared::search::{self, IndexSymbol, Matrix, Row, SearchIndex, NO_VECTOR};
 use tg_shared::stage::Failure;
 use tg_shared::store::Store;
 
 pub struct Graph {
     pub index: SearchIndex,
-    /// `rows × dim`, when the index has embeddings and the matrix matches it.
-    pub vectors: Option<Vec<f32>>,
-    pub dim: usize,
+    /// The rows of vectors.i8, when the index has embeddings and the file matches it.
+    pub vectors: Option<Matrix>,
     /// Per symbol: indices into `index.edges` of its outgoing and incoming dependency edges.
     pub out: Vec<Vec<u32>>,
     pub inn: Vec<Vec<u32>>,
@@ -39,27 +38,23 @@ impl Graph {
         let index = SearchIndex::load(&path).map_err(|e| {
             Failure::new(exit::DATA, e).with_hint("run `tldrgraph init --json` to rebuild it")
         })?;
-        let (vectors, dim, vectors_missing) = match &index.embedder {
-            None => (None, 0, Some("the index has no embeddings".to_string())),
-            Some(info) => {
-                let dim = info.dim as usize;
-                match search::load_vectors(
-                    &store.path(artifacts::SEARCH_VECTORS),
-                    index.rows as usize,
-                    dim,
-                ) {
-                    Ok((v, hash)) if hash == index.vectors_hash => (Some(v), dim, None),
-                    Ok(_) => (
-                        None,
-                        0,
-                        Some(format!(
-                            "{} does not match the index",
-                            artifacts::SEARCH_VECTORS
-                        )),
-                    ),
-                    Err(e) => (None, 0, Some(e)),
-                }
-            }
+        let (vectors, vectors_missing) = match &index.embedder {
+            None => (None, Some("the index has no embeddings".to_string())),
+            Some(info) => match search::load_vectors(
+                &store.path(artifacts::SEARCH_VECTORS),
+                index.rows as usize,
+                info.dim as usize,
+            ) {
+                Ok((v, hash)) if hash == index.vectors_hash => (Some(v), None),
+                Ok(_) => (
+                    None,
+                    Some(format!(
+                        "{} does not match the index",
+                        artifacts::SEARCH_VECTORS
+                    )),
+                ),
+                Err(e) => (None, Some(e)),
+            },
         };
         let n = index.symbols.len();
         check_references(&index).map_err(|why| {
@@ -77,7 +72,6 @@ impl Graph {
         Ok(Graph {
             index,
             vectors,
-            dim,
             out,
             inn,
             vectors_missing,
@@ -104,13 +98,12 @@ impl Graph {
         &self.index.symbols[i as usize]
     }
 
-    pub fn vector(&self, i: u32) -> Option<&[f32]> {
+    pub fn vector(&self, i: u32) -> Option<Row<'_>> {
         let row = self.symbol(i).vector;
-        let vectors = self.vectors.as_ref()?;
         if row == NO_VECTOR {
             return None;
         }
-        vectors.get(row as usize * self.dim..(row as usize + 1) * self.dim)
+        self.vectors.as_ref()?.row(row as usize)
     }
 
     pub fn layer_name(&self, i: u32) -> &str {

@@ -5,7 +5,6 @@ use crate::cli::Mode;
 use crate::graph::{location, Graph};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, VecDeque};
-use tg_shared::embed::dot;
 use tg_shared::lexical;
 use tg_shared::record::NodeKind;
 
@@ -98,7 +97,7 @@ pub fn semantic(graph: &Graph, query: &str, layer: &Filter) -> Result<Ranked, St
     }
     let mut ranked: Ranked = (0..graph.index.symbols.len() as u32)
         .filter(|&i| eligible(graph, i, layer))
-        .filter_map(|i| graph.vector(i).map(|v| (i, f64::from(dot(v, &vector)))))
+        .filter_map(|i| graph.vector(i).map(|row| (i, f64::from(row.dot(&vector)))))
         .collect();
     sort(&mut ranked);
     Ok(ranked)

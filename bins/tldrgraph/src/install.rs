@@ -47,6 +47,7 @@ const GITIGNORE_BLOCK: &str = ".tldrgraph/cache/
 .tldrgraph/enrichment_request.json
 .tldrgraph/enrichment_response.*
 .tldrgraph/search.bin
+.tldrgraph/vectors.i8
 .tldrgraph/vectors.f32
 .tldrgraph/search.sum
 .tldrgraph/init.key

@@ -33,8 +33,11 @@ pub const ENRICHMENT_RESPONSE_STEM: &str = "enrichment_response";
 pub const ENRICHMENT_RESPONSE_EXTENSIONS: [&str; 4] = ["json", "ndjson", "yaml", "yml"];
 /// The search index tg-embed builds and tg-query reads.
 pub const SEARCH_INDEX: &str = "search.bin";
-/// The index's embedding vectors, row by row (f32, little-endian).
-pub const SEARCH_VECTORS: &str = "vectors.f32";
+/// The index's embedding vectors, row by row, quantised to 8 bits (see `search::quantize`).
+pub const SEARCH_VECTORS: &str = "vectors.i8";
+/// Where the vectors were kept as f32 before index version 6: removed when the index is
+/// rebuilt.
+pub const LEGACY_SEARCH_VECTORS: &str = "vectors.f32";
 /// Content hashes of the index and vectors as tg-embed wrote them: a rerun that finds them
 /// unchanged skips the work.
 pub const SEARCH_SUMS: &str = "search.sum";
