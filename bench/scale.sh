@@ -47,29 +47,29 @@ stage_peaks() { # label, command...: as measure, then each stage's peak RSS
   kill -TERM "$sampler"; wait "$sampler" 2>/dev/null || true
   echo "  per stage: $(cat "$tmp.peaks")"
 }
-init() { "$bin/tldrgraph" init --json "$@" "$dir"; }
+init=("$bin/tldrgraph" init --json)   # then the options, then "$dir"
 tmp="$(mktemp)"; trap 'rm -f "$tmp" "$tmp.peaks"' EXIT
 for _ in $(seq "$runs"); do measure "find (walk floor)" find "$dir" -name '*.[ch]'; done
 if command -v ctags >/dev/null; then measure "universal-ctags, definitions only" ctags -R -f /dev/null --languages=C "$dir"; fi
 if [ -x "$bin/examples/parse_floor" ]; then measure "tree-sitter parse floor" "$bin/examples/parse_floor" "$dir"; fi
 if [ -z "${SKIP_COLD:-}" ]; then
   rm -rf "$dir/.tldrgraph"
-  stage_peaks "init cold, to needs_layers" init
+  stage_peaks "init cold, to needs_layers" "${init[@]}" "$dir"
   rm -rf "$dir/.tldrgraph"; mkdir -p "$dir/.tldrgraph"
   cp "$here/kernel.layers.config.yaml" "$dir/.tldrgraph/layers.config.yaml"
-  stage_peaks "init cold with a 6-layer config, to needs_confirmation" init
-  stage_peaks "init --enrich off, to done" init --enrich off
+  stage_peaks "init cold with a 6-layer config, to needs_confirmation" "${init[@]}" "$dir"
+  stage_peaks "init --enrich off, to done" "${init[@]}" --enrich off "$dir"
 fi
 # One changed file: a function appended to kernel/fork.c, then the file restored.
 cp "$dir/kernel/fork.c" "$tmp.fork"
 printf '\nint tg_bench_probe(void)\n{\n\treturn 0;\n}\n' >> "$dir/kernel/fork.c"
-stage_peaks "one changed file, to done" init
+stage_peaks "one changed file, to done" "${init[@]}" "$dir"
 cp "$tmp.fork" "$dir/kernel/fork.c"; rm -f "$tmp.fork"
-stage_peaks "the file restored, to done" init
+stage_peaks "the file restored, to done" "${init[@]}" "$dir"
 measure "query (hybrid)" "$bin/tldrgraph" query --root "$dir" "allocate pages for the slab cache"
 measure "trace" "$bin/tldrgraph" trace --root "$dir" kernel_clone copy_process
 measure "dead-code" "$bin/tldrgraph" dead-code --root "$dir"
-for _ in $(seq "$runs"); do measure "init no-op" init; done
+for _ in $(seq "$runs"); do measure "init no-op" "${init[@]}" "$dir"; done
 for _ in $(seq "$runs"); do measure "tg-extract no-op (as init runs it)" "$bin/tg-extract" --root "$dir" "$dir"; done
 for _ in $(seq "$runs"); do measure "status" "$bin/tldrgraph" status "$dir"; done
 echo ".tldrgraph/: $(du -sh "$dir/.tldrgraph" | cut -f1) ($(cd "$dir/.tldrgraph" && du -sh graph.json search.bin vectors.i8 plan.json cache/* 2>/dev/null | awk '{printf "%s %s, ", $2, $1}'))"

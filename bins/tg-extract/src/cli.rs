@@ -39,6 +39,20 @@ pub struct Cli {
     /// Neither read nor write the per-file cache in .tldrgraph/cache/.
     #[arg(long)]
     pub no_cache: bool,
+
+    /// Parse only slice K of N (0 <= K < N; a file's slice is a hash of its path) and write
+    /// its facts to --facts-out instead of a stream; the store is neither read nor written.
+    #[arg(long, value_name = "K/N", value_parser = crate::shard::parse_shard, requires = "facts_out", conflicts_with_all = ["output", "merge"])]
+    pub shard: Option<crate::shard::Shard>,
+
+    /// Where --shard writes its facts (the format of the per-file cache).
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub facts_out: Option<PathBuf>,
+
+    /// Facts files written by shards: used as the per-file cache, so only files no shard
+    /// parsed (or that changed since) are parsed; the stream is the one a single run writes.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub merge: Vec<PathBuf>,
 }
 
 /// `2097152`, `512K`, `2M`, `2MiB` → bytes.

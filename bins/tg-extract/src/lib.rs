@@ -10,6 +10,7 @@ pub mod cli;
 pub mod extract;
 pub mod graph;
 pub mod resolve;
+pub mod shard;
 
 /// The stage name in its summary and messages.
 pub const STAGE: &str = "tg-extract";
@@ -334,7 +335,8 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     }
     let store = Store::open_checked(&scope.root).map_err(|e| Failure::new(exit::NO_PERM, e))?;
     let mut lock = None;
-    if !cli.no_cache {
+    // Shards sharing a directory neither wait for each other nor touch the store.
+    if !cli.no_cache && cli.shard.is_none() {
         match store.lock() {
             Ok(held) => lock = Some(held),
             Err(err) => progress.say(format_args!(
@@ -345,6 +347,9 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     }
 
     let walked = walk_sources(&cli, &scope, &store)?;
+    if let (Some(slice), Some(facts_out)) = (cli.shard, &cli.facts_out) {
+        return shard::run(slice, walked, cli.max_file_size, facts_out, &progress);
+    }
     let files_seen = walked.files.len() as u64;
     progress.phase("walk");
     // Stamps are read and written only with the cache, under the lock: `--no-cache` (which
@@ -381,6 +386,7 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
             progress.say(note);
         }
     }
+    shard::load_facts(&mut cache, &cli.merge)?;
 
     progress.phase("cache load");
     let extracted = progress.metered(("parsing", "files"), files_seen, |done| {
@@ -401,7 +407,9 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     let (parsed, cached, skipped) = outcome_counts(&extracted);
     // The cache is written on a thread of its own while resolution runs: both only read the
     // extraction results.
-    let dirty = parsed > 0 || (scope.full_walk && !cache.entries.is_empty());
+    // Facts merged from shards go into the store's cache too.
+    let dirty =
+        parsed > 0 || !cli.merge.is_empty() || (scope.full_walk && !cache.entries.is_empty());
     let graph = std::thread::scope(|threads| {
         let saver = (lock.is_some() && dirty).then(|| {
             threads.spawn(|| save_cache(&store, &cache, &extracted, scope.full_walk, &progress))

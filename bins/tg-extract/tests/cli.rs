@@ -359,3 +359,124 @@ fn a_closed_pipe_is_not_an_error() {
         .unwrap();
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// A repository of several languages, with calls and imports across files.
+fn mixed_repository() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    for name in ["python", "c", "rust"] {
+        copy_dir(&fixture(name), &root.path().join(name));
+    }
+    root
+}
+
+fn run_shards(
+    root: &std::path::Path,
+    facts: &std::path::Path,
+    count: u64,
+) -> Vec<std::path::PathBuf> {
+    (0..count)
+        .map(|k| {
+            let out = facts.join(format!("{k}-of-{count}.facts"));
+            let run = bin()
+                .arg("--root")
+                .arg(root)
+                .args(["--shard", &format!("{k}/{count}"), "--facts-out"])
+                .arg(&out)
+                .output()
+                .unwrap();
+            assert!(
+                run.status.success(),
+                "{}",
+                String::from_utf8_lossy(&run.stderr)
+            );
+            assert!(run.stdout.is_empty(), "a shard writes facts, not a stream");
+            out
+        })
+        .collect()
+}
+
+fn merge(root: &std::path::Path, facts: &[std::path::PathBuf]) -> (Vec<u8>, String) {
+    let run = bin()
+        .arg("--root")
+        .arg(root)
+        .arg("--no-cache")
+        .arg("--merge")
+        .args(facts)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr).to_string();
+    assert!(run.status.success(), "{stderr}");
+    (run.stdout, stderr)
+}
+
+#[test]
+fn shards_merged_give_the_bytes_of_a_single_run_and_parse_nothing_again() {
+    let root = mixed_repository();
+    let single = extract(root.path(), false);
+    let files = records(&single)
+        .iter()
+        .filter(|r| matches!(r, Record::File(_)))
+        .count();
+    assert!(files >= 15, "{files} files");
+    let facts = tempfile::tempdir().unwrap();
+    for count in [1, 4] {
+        let written = run_shards(root.path(), facts.path(), count);
+        assert!(
+            !root.path().join(".tldrgraph").exists(),
+            "shards leave the store alone"
+        );
+        let (merged, stderr) = merge(root.path(), &written);
+        assert_eq!(
+            merged, single,
+            "N={count}: merged stream differs from a single run"
+        );
+        assert!(stderr.contains("(0 parsed"), "N={count}: {stderr}");
+    }
+    // A file changed after the shards ran: only it is parsed, and the stream is today's.
+    let written = run_shards(root.path(), facts.path(), 4);
+    let util = root.path().join("python/pkg/util.py");
+    let mut text = fs::read_to_string(&util).unwrap();
+    text.push_str("\n\ndef after_the_shards():\n    return helper()\n");
+    fs::write(&util, text).unwrap();
+    let (merged, stderr) = merge(root.path(), &written);
+    assert!(stderr.contains("(1 parsed"), "{stderr}");
+    assert_eq!(merged, extract(root.path(), false));
+}
+
+#[test]
+fn bad_shard_arguments_and_facts_files_are_clear_errors() {
+    let root = mixed_repository();
+    let facts = tempfile::tempdir().unwrap();
+    let out = facts.path().join("f.facts");
+    for args in [
+        vec!["--shard", "4/4", "--facts-out"],
+        vec!["--shard", "1/0", "--facts-out"],
+        vec!["--shard", "0/2"],
+    ] {
+        let mut cmd = bin();
+        cmd.arg("--root").arg(root.path()).args(&args);
+        if args.last() == Some(&"--facts-out") {
+            cmd.arg(&out);
+        }
+        cmd.assert().code(2);
+    }
+    bin()
+        .arg("--root")
+        .arg(root.path())
+        .arg("--merge")
+        .arg(facts.path().join("missing.facts"))
+        .assert()
+        .code(66)
+        .stderr(predicate::str::contains(
+            "missing.facts: no such facts file",
+        ));
+    fs::write(&out, b"not facts\n").unwrap();
+    bin()
+        .arg("--root")
+        .arg(root.path())
+        .arg("--merge")
+        .arg(&out)
+        .assert()
+        .code(65)
+        .stderr(predicate::str::contains("f.facts"));
+}
