@@ -362,7 +362,7 @@ fn a_closed_pipe_is_not_an_error() {
 
 /// A repository of several languages, with calls and imports across files.
 fn mixed_repository() -> tempfile::TempDir {
-    let root = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().expect("temporary directory");
     for name in ["python", "c", "rust"] {
         copy_dir(&fixture(name), &root.path().join(name));
     }
@@ -383,7 +383,7 @@ fn run_shards(
                 .args(["--shard", &format!("{k}/{count}"), "--facts-out"])
                 .arg(&out)
                 .output()
-                .unwrap();
+                .expect("run a shard");
             assert!(
                 run.status.success(),
                 "{}",
@@ -403,7 +403,7 @@ fn merge(root: &std::path::Path, facts: &[std::path::PathBuf]) -> (Vec<u8>, Stri
         .arg("--merge")
         .args(facts)
         .output()
-        .unwrap();
+        .expect("run the merge");
     let stderr = String::from_utf8_lossy(&run.stderr).to_string();
     assert!(run.status.success(), "{stderr}");
     (run.stdout, stderr)
