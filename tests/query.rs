@@ -161,10 +161,14 @@ fn embed_stderr(dir: &Path, extra: &[&str]) -> String {
     args.extend_from_slice(extra);
     let out = tldrgraph(dir, &args);
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    // A rerun with nothing changed runs no stage at all (the wrapper says so).
+    // A rerun with nothing changed runs no stage at all (the wrapper says so). A progress line
+    // (`tg-embed: embedding 0 of 26 texts ...`, on a loaded machine) is not the summary.
     stderr
         .lines()
-        .find(|l| l.starts_with("tg-embed:") || l.starts_with("tldrgraph: nothing changed"))
+        .find(|l| {
+            (l.starts_with("tg-embed:") && !l.starts_with("tg-embed: embedding "))
+                || l.starts_with("tldrgraph: nothing changed")
+        })
         .unwrap_or_else(|| panic!("no tg-embed line in {stderr}"))
         .to_string()
 }

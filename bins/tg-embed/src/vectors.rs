@@ -191,9 +191,22 @@ pub fn embed_symbols(
     let todo = (0..hashes.len())
         .filter(|&k| first[k] && !is_old(&hashes[k]))
         .count() as u64;
+    // The model is loaded before the meter starts: its loading is not embedding.
+    let mut out = Vectors::default();
+    let state = if todo == 0 {
+        State::Unloaded(embedder)
+    } else {
+        match embedder.loaded() {
+            Ok(loaded) => State::Ready(loaded),
+            Err(reason) => {
+                out.problem = Some(reason);
+                State::Failed
+            }
+        }
+    };
     let mut run = Run {
-        out: Vectors::default(),
-        state: State::Unloaded(embedder),
+        out,
+        state,
         row_of_hash: FxHashMap::default(),
         dim: None,
     };

@@ -101,43 +101,80 @@ struct Scan {
     declared: BTreeSet<String>,
 }
 
+impl Scan {
+    /// Adds what another part of the files told.
+    fn merge(mut self, other: Scan) -> Scan {
+        for (word, count) in other.words {
+            *self.words.entry(word).or_default() += count;
+        }
+        self.reflective.extend(other.reflective);
+        self.exports.extend(other.exports);
+        self.declared.extend(other.declared);
+        self
+    }
+
+    /// Counts the words of `text` (a file of `lang`, prose already blanked).
+    fn count_words(&mut self, word: &Regex, code: &str) {
+        for m in word.find_iter(code) {
+            match self.words.get_mut(m.as_str()) {
+                Some(count) => *count += 1,
+                None => {
+                    self.words.insert(m.as_str().to_string(), 1);
+                }
+            }
+        }
+    }
+}
+
+/// Reads the files in parallel, each into a scan of its own part, merged at the end (counts
+/// and sets: the result does not depend on the order).
 fn scan_code(root: &Path, files: &BTreeSet<&str>) -> Scan {
-    let mut scan = Scan::default();
+    use rayon::prelude::*;
     let Ok(word) = Regex::new(r"[A-Za-z_][A-Za-z0-9_]*") else {
-        return scan;
+        return Scan::default();
     };
     // Prose does not call anything: comments and docstrings are left out of the count, with
     // each language's own syntax (a C `#define` and a Python `//` are code).
-    let mut prose: HashMap<&str, Option<Regex>> = HashMap::new();
-    for file in files {
-        let Some(lang) = language(file) else { continue };
-        let Ok(bytes) = std::fs::read(root.join(file)) else {
-            continue;
-        };
-        let text = String::from_utf8_lossy(&bytes);
-        if lang.reflection_markers().iter().any(|m| text.contains(m)) {
-            scan.reflective.insert((*file).to_string());
-        }
-        if lang.is_interface_file(file) {
-            let words = word.find_iter(&text).map(|m| m.as_str().to_string());
-            scan.declared.extend(words);
-        }
-        let exports: BTreeSet<String> = lang.export_list(&text).into_iter().collect();
-        if !exports.is_empty() {
-            scan.exports.insert((*file).to_string(), exports);
-        }
-        let pattern = prose
-            .entry(lang.id())
-            .or_insert_with(|| Regex::new(lang.prose_pattern()).ok());
-        let code = match pattern {
-            Some(prose) => prose.replace_all(&text, " ").into_owned(),
-            None => text.into_owned(),
-        };
-        for m in word.find_iter(&code) {
-            *scan.words.entry(m.as_str().to_string()).or_default() += 1;
-        }
+    let prose: HashMap<&str, Option<Regex>> = tg_lang::REGISTRY
+        .iter()
+        .map(|lang| (lang.id(), Regex::new(lang.prose_pattern()).ok()))
+        .collect();
+    let files: Vec<&str> = files.iter().copied().collect();
+    files
+        .par_iter()
+        .fold(Scan::default, |mut scan, file| {
+            scan_file(&mut scan, root, file, (&word, &prose));
+            scan
+        })
+        .reduce(Scan::default, Scan::merge)
+}
+
+fn scan_file(
+    scan: &mut Scan,
+    root: &Path,
+    file: &str,
+    (word, prose): (&Regex, &HashMap<&str, Option<Regex>>),
+) {
+    let Some(lang) = language(file) else { return };
+    let Ok(bytes) = std::fs::read(root.join(file)) else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    if lang.reflection_markers().iter().any(|m| text.contains(m)) {
+        scan.reflective.insert(file.to_string());
     }
-    scan
+    if lang.is_interface_file(file) {
+        let words = word.find_iter(&text).map(|m| m.as_str().to_string());
+        scan.declared.extend(words);
+    }
+    let exports: BTreeSet<String> = lang.export_list(&text).into_iter().collect();
+    if !exports.is_empty() {
+        scan.exports.insert(file.to_string(), exports);
+    }
+    match prose.get(lang.id()).and_then(Option::as_ref) {
+        Some(prose) => scan.count_words(word, &prose.replace_all(&text, " ")),
+        None => scan.count_words(word, &text),
+    }
 }
 
 /// The definition line and the lines above it that belong to it: decorators (a call spread

@@ -1,6 +1,6 @@
 //! The loaded index: symbols, layers, call adjacency, vectors; and finding a symbol by name.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 use tg_shared::artifacts;
@@ -13,13 +13,13 @@ use tg_shared::store::Store;
 
 pub struct Graph {
     pub index: SearchIndex,
-    /// The rows of vectors.i8, when the index has embeddings and the file matches it.
-    pub vectors: Option<Matrix>,
+    /// The rows of vectors.i8, read at the first semantic search (trace, dead-code and
+    /// lexical search never need them), or why there are none.
+    vectors: OnceLock<Result<Matrix, String>>,
+    vectors_path: PathBuf,
     /// Per symbol: indices into `index.edges` of its outgoing and incoming dependency edges.
     pub out: Vec<Vec<u32>>,
     pub inn: Vec<Vec<u32>>,
-    /// Why there are no vectors, when there are none.
-    pub vectors_missing: Option<String>,
     /// The query embedder, made on the first semantic search and kept (a long-lived reader,
     /// the MCP server, would otherwise load the model for every query).
     embedder: OnceLock<Embedder>,
@@ -38,24 +38,6 @@ impl Graph {
         let index = SearchIndex::load(&path).map_err(|e| {
             Failure::new(exit::DATA, e).with_hint("run `tldrgraph init --json` to rebuild it")
         })?;
-        let (vectors, vectors_missing) = match &index.embedder {
-            None => (None, Some("the index has no embeddings".to_string())),
-            Some(info) => match search::load_vectors(
-                &store.path(artifacts::SEARCH_VECTORS),
-                index.rows as usize,
-                info.dim as usize,
-            ) {
-                Ok((v, hash)) if hash == index.vectors_hash => (Some(v), None),
-                Ok(_) => (
-                    None,
-                    Some(format!(
-                        "{} does not match the index",
-                        artifacts::SEARCH_VECTORS
-                    )),
-                ),
-                Err(e) => (None, Some(e)),
-            },
-        };
         let n = index.symbols.len();
         check_references(&index).map_err(|why| {
             Failure::new(
@@ -71,12 +53,39 @@ impl Graph {
         }
         Ok(Graph {
             index,
-            vectors,
+            vectors: OnceLock::new(),
+            vectors_path: store.path(artifacts::SEARCH_VECTORS),
             out,
             inn,
-            vectors_missing,
             embedder: OnceLock::new(),
         })
+    }
+
+    /// The index's vectors, read once; why there are none (no embeddings, or a file that is
+    /// not the one written with this index: a rebuild since, or damage).
+    pub fn vectors(&self) -> Result<&Matrix, &str> {
+        self.vectors
+            .get_or_init(|| {
+                let info = self
+                    .index
+                    .embedder
+                    .as_ref()
+                    .ok_or_else(|| "the index has no embeddings".to_string())?;
+                let (matrix, hash) = search::load_vectors(
+                    &self.vectors_path,
+                    self.index.rows as usize,
+                    info.dim as usize,
+                )?;
+                if hash != self.index.vectors_hash {
+                    return Err(format!(
+                        "{} does not match the index",
+                        artifacts::SEARCH_VECTORS
+                    ));
+                }
+                Ok(matrix)
+            })
+            .as_ref()
+            .map_err(String::as_str)
     }
 
     /// The embedder of the index's model, for query texts; why there is none. A failure is
@@ -103,7 +112,7 @@ impl Graph {
         if row == NO_VECTOR {
             return None;
         }
-        self.vectors.as_ref()?.row(row as usize)
+        self.vectors().ok()?.row(row as usize)
     }
 
     pub fn layer_name(&self, i: u32) -> &str {

@@ -84,8 +84,8 @@ fn sort(ranked: &mut Ranked) {
 
 /// Cosine ranking; `Err` says why there is none (no embeddings, model missing, endpoint down).
 pub fn semantic(graph: &Graph, query: &str, layer: &Filter) -> Result<Ranked, String> {
-    if let Some(why) = &graph.vectors_missing {
-        return Err(why.clone());
+    if let Err(why) = graph.vectors() {
+        return Err(why.to_string());
     }
     let embedder = graph.embedder()?;
     let vector = embedder
