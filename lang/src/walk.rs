@@ -3,9 +3,9 @@
 
 use crate::Language;
 use globset::GlobSet;
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use tg_shared::artifacts::state::SavedState;
 use tg_shared::freshness::{self, Changes};
 use tg_shared::layers;
@@ -170,7 +170,7 @@ fn configure(builder: &mut ignore::WalkBuilder, options: &WalkOptions) {
 fn source_file(
     root: &Path,
     entry: &ignore::DirEntry,
-    linked: &Mutex<Vec<PathBuf>>,
+    linked: &RwLock<Vec<PathBuf>>,
 ) -> Option<(PathBuf, SourceFile)> {
     if !entry.file_type().is_some_and(|t| t.is_file()) {
         return None;
@@ -178,8 +178,8 @@ fn source_file(
     let rel = relative(root, entry.path())?;
     let lang = crate::for_path(&rel)?;
     let via_link = entry.path_is_symlink()
-        || linked.lock().map_or(true, |linked| {
-            linked.iter().any(|l| entry.path().starts_with(l))
+        || linked.read().map_or(true, |linked| {
+            linked.iter().any(|l| lies_under(entry.path(), l))
         });
     let canonical = if via_link {
         std::fs::canonicalize(entry.path()).unwrap_or_else(|_| entry.path().to_path_buf())
@@ -192,6 +192,19 @@ fn source_file(
         lang,
     };
     Some((canonical, file))
+}
+
+/// Whether `path` is `dir` or lies under it, compared as bytes: `Path::starts_with` parses
+/// both into components, which for every file of a large tree against every followed symlink
+/// was most of a no-op run's time.
+fn lies_under(path: &Path, dir: &Path) -> bool {
+    let (path, dir) = (
+        path.as_os_str().as_encoded_bytes(),
+        dir.as_os_str().as_encoded_bytes(),
+    );
+    let dir = dir.strip_suffix(b"/").unwrap_or(dir);
+    path.strip_prefix(dir)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"/") || rest.starts_with(b"\\"))
 }
 
 /// Walks `starts` (absolute, under `root`, which is canonical).
@@ -207,7 +220,7 @@ pub fn walk(root: &Path, starts: &[PathBuf], options: &WalkOptions) -> WalkResul
     let filter_diags = Arc::clone(&diagnostics);
     // Symlinks inside the root that the walk follows: only a file under one can be reached
     // twice, so only those files pay for `canonicalize` (a dozen system calls a file).
-    let linked: Arc<Mutex<Vec<PathBuf>>> = Arc::new(Mutex::new(Vec::new()));
+    let linked: Arc<RwLock<Vec<PathBuf>>> = Arc::new(RwLock::new(Vec::new()));
     let filter_linked = Arc::clone(&linked);
     configure(&mut builder, options);
     builder.filter_entry(move |entry| {
@@ -236,7 +249,7 @@ pub fn walk(root: &Path, starts: &[PathBuf], options: &WalkOptions) -> WalkResul
                 }
                 return false;
             }
-            if let Ok(mut linked) = filter_linked.lock() {
+            if let Ok(mut linked) = filter_linked.write() {
                 linked.push(entry.path().to_path_buf());
             }
         }
@@ -269,7 +282,7 @@ pub fn walk(root: &Path, starts: &[PathBuf], options: &WalkOptions) -> WalkResul
     found.sort_by(|a, b| a.1.rel.cmp(&b.1.rel));
     // Canonical path → the file: one reached twice (through a symlink inside the root) is
     // extracted once, under its smallest path.
-    let mut by_canonical: BTreeMap<PathBuf, SourceFile> = BTreeMap::new();
+    let mut by_canonical: HashMap<PathBuf, SourceFile> = HashMap::with_capacity(found.len());
     for (canonical, file) in found {
         by_canonical.entry(canonical).or_insert(file);
     }
@@ -307,4 +320,24 @@ pub fn changes_since(
         .iter()
         .map(|f| (f.rel.as_str(), f.abs.as_path()));
     freshness::compare(store, state, sources, verified)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lies_under;
+    use std::path::Path;
+
+    #[test]
+    fn a_path_lies_under_a_directory_only_at_a_separator() {
+        let dir = Path::new("/repo/arch/dts");
+        assert!(lies_under(Path::new("/repo/arch/dts/a.h"), dir));
+        assert!(lies_under(Path::new("/repo/arch/dts"), dir));
+        assert!(lies_under(
+            Path::new("/repo/arch/dts/x/y.c"),
+            Path::new("/repo/arch/dts/")
+        ));
+        assert!(!lies_under(Path::new("/repo/arch/dtsx/a.h"), dir));
+        assert!(!lies_under(Path::new("/repo/arch/dt"), dir));
+        assert!(!lies_under(Path::new("/other/arch/dts/a.h"), dir));
+    }
 }
