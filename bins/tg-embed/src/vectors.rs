@@ -8,8 +8,9 @@ use std::io::{BufReader, Read, Seek, Write};
 use tg_shared::artifacts;
 use tg_shared::embed::service::Embedder;
 use tg_shared::hash::{reader_hash, Hasher, HashingWriter};
+use tg_shared::search::layout::{Column, Section};
 use tg_shared::search::{
-    quantize, row_bytes, Embedder as EmbedderInfo, IndexHead, IndexPrefix, INDEX_VERSION, NO_VECTOR,
+    quantize, row_bytes, Embedder as EmbedderInfo, IndexHead, IndexView, INDEX_VERSION, NO_VECTOR,
 };
 use tg_shared::stage::{Failure, Progress};
 use tg_shared::store::{AtomicFile, Store};
@@ -68,17 +69,17 @@ impl Previous {
             );
             return None;
         }
-        let old = match IndexPrefix::load(&path) {
+        let old = match IndexView::open(&path) {
             Ok(old) => old,
             Err(err) => {
                 eprintln!("tg-embed: warning: {err}; rebuilding the index");
                 return None;
             }
         };
-        let info = old.embedder.as_ref().filter(|e| e.id == embedder_id)?;
+        let info = old.meta.embedder.as_ref().filter(|e| e.id == embedder_id)?;
         let dim = info.dim as usize;
         let matrix_path = store.path(artifacts::SEARCH_VECTORS);
-        let expected = old.rows as u64 * row_bytes(dim) as u64;
+        let expected = old.meta.rows as u64 * row_bytes(dim) as u64;
         let whole = std::fs::File::open(&matrix_path).and_then(|mut file| {
             let size = file.metadata()?.len();
             let hash = (size == expected)
@@ -88,7 +89,7 @@ impl Previous {
             Ok((file, hash))
         });
         let file = match whole {
-            Ok((file, Some(hash))) if hash == old.vectors_hash => file,
+            Ok((file, Some(hash))) if hash == old.meta.vectors_hash => file,
             Ok(_) => {
                 // Not the matrix this index was written with (a run killed in between).
                 eprintln!(
@@ -106,12 +107,24 @@ impl Previous {
                 return None;
             }
         };
-        let row_of = old
-            .symbols
-            .into_iter()
-            .filter(|s| s.vector != NO_VECTOR && s.vector < old.rows)
-            .map(|s| (s.text_hash, s.vector))
+        let scanned = [
+            Section::Records,
+            Section::Offsets(Column::TextHash),
+            Section::Blob(Column::TextHash),
+        ];
+        if let Err(why) = old.require(&scanned) {
+            eprintln!("tg-embed: warning: {why}; embedding again");
+            return None;
+        }
+        let row_of = (0..old.len() as u32)
+            .map(|i| old.symbol(i))
+            .filter(|s| s.vector != NO_VECTOR && s.vector < old.meta.rows)
+            .map(|s| (s.text_hash().into_owned(), s.vector))
             .collect();
+        if let Some(why) = old.failure() {
+            eprintln!("tg-embed: warning: {why}; embedding again");
+            return None;
+        }
         Some(Previous {
             row_of,
             matrix: BufReader::with_capacity(1 << 16, file),

@@ -6,6 +6,7 @@ use crate::graph::{source_lines, Graph};
 use crate::search::{self, FlowRow, Hit};
 use crate::{deadcode, trace};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::path::Path;
 use tg_shared::options::{Mode, SearchArgs};
@@ -105,13 +106,13 @@ fn search_result(graph: &Graph, rank: usize, hit: &Hit, flow: Vec<FlowRow>) -> S
     let (intent, intent_source) = search::about(graph, hit.symbol);
     SearchResult {
         rank,
-        id: symbol.id.clone(),
+        id: symbol.id().into_owned(),
         kind: symbol.kind.as_str().into(),
         layer: graph.layer_name(hit.symbol).into(),
-        file: symbol.file.clone(),
+        file: symbol.file().into_owned(),
         line_start: symbol.line_start,
         line_end: symbol.line_end,
-        signature: symbol.signature.clone(),
+        signature: symbol.signature().map(Cow::into_owned),
         intent,
         intent_source,
         score: hit.score,
@@ -187,7 +188,7 @@ pub fn neighbours(
     depth: u32,
     min_confidence: f32,
 ) -> Neighbours {
-    let n = graph.index.symbols.len();
+    let n = graph.len();
     let mut best: Vec<Option<Reached>> = vec![None; n];
     best[symbol as usize] = Some((0, 1.0, 0, None));
     let mut queue = VecDeque::from([symbol]);
@@ -199,12 +200,12 @@ pub fn neighbours(
         if d >= depth {
             continue;
         }
-        let edges = match direction {
-            Direction::Callers => &graph.inn[at as usize],
-            Direction::Callees => &graph.out[at as usize],
+        let edges: Vec<u32> = match direction {
+            Direction::Callers => graph.index.in_edges(at),
+            Direction::Callees => graph.index.out_edges(at),
         };
-        for &e in edges {
-            let edge = &graph.index.edges[e as usize];
+        for e in edges {
+            let edge = graph.index.edge(e);
             if edge.kind != EdgeKind::Calls || edge.confidence < min_confidence {
                 continue;
             }
@@ -233,16 +234,16 @@ pub fn neighbours(
             let (d, confidence, call_line, via) = best[i as usize]?;
             let s = graph.symbol(i);
             Some(Neighbour {
-                id: s.id.clone(),
+                id: s.id().into_owned(),
                 kind: s.kind.as_str().into(),
                 layer: graph.layer_name(i).into(),
-                file: s.file.clone(),
+                file: s.file().into_owned(),
                 line_start: s.line_start,
                 line_end: s.line_end,
                 depth: d,
                 confidence: rounded(confidence),
                 call_line,
-                via: via.map(|v| graph.symbol(v).id.clone()),
+                via: via.map(|v| graph.symbol(v).id().into_owned()),
                 intent: search::about(graph, i).0,
             })
         })
@@ -253,7 +254,7 @@ pub fn neighbours(
             .unwrap_or(std::cmp::Ordering::Equal)
     });
     Neighbours {
-        symbol: graph.symbol(symbol).id.clone(),
+        symbol: graph.symbol(symbol).id().into_owned(),
         direction: match direction {
             Direction::Callers => "callers",
             Direction::Callees => "callees",
@@ -303,24 +304,24 @@ pub fn symbol(graph: &Graph, root: &Path, i: u32, with_source: bool) -> SymbolAn
         found
     };
     SymbolAnswer {
-        id: s.id.clone(),
-        name: s.name.clone(),
+        id: s.id().into_owned(),
+        name: s.name().into_owned(),
         kind: s.kind.as_str().into(),
-        file: s.file.clone(),
+        file: s.file().into_owned(),
         line_start: s.line_start,
         line_end: s.line_end,
-        signature: s.signature.clone(),
+        signature: s.signature().map(Cow::into_owned),
         intent,
         intent_source,
-        doc: s.doc.clone(),
+        doc: s.doc().map(Cow::into_owned),
         layer: graph.layer_name(i).into(),
         role: s.role.as_str().into(),
-        parent: s.parent.map(|p| graph.symbol(p).id.clone()),
-        implements: s.implements.clone(),
+        parent: s.parent.map(|p| graph.symbol(p).id().into_owned()),
+        implements: s.implements().map(Cow::into_owned),
         callers: direct(Direction::Callers),
         callees: direct(Direction::Callees),
         source: with_source
-            .then(|| source_lines(root, &s.file, s.line_start, s.line_end))
+            .then(|| source_lines(root, &s.file(), s.line_start, s.line_end))
             .flatten(),
     }
 }

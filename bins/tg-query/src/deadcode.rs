@@ -25,7 +25,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use tg_lang::Language;
 use tg_shared::record::{NodeKind, Role};
-use tg_shared::search::IndexSymbol;
+use tg_shared::search::view::Symbol;
 
 /// How likely a finding is really dead, by what the symbol is: nothing outside its file (or
 /// type) can name a private one; a public one may be API; a method may be reached through
@@ -226,12 +226,11 @@ struct Evidence {
 
 impl Evidence {
     fn read(graph: &Graph, root: &Path) -> Self {
-        let files: BTreeSet<&str> = graph
-            .index
-            .symbols
-            .iter()
-            .map(|s| s.file.as_str())
+        // Every symbol's file is in the index's file table.
+        let files: BTreeSet<String> = (0..graph.len() as u32)
+            .map(|i| graph.symbol(i).file().into_owned())
             .collect();
+        let files: BTreeSet<&str> = files.iter().map(String::as_str).collect();
         let scan = scan_code(root, &files);
         let (config_words, config_paths) = config_references(root);
         let libraries = files
@@ -256,25 +255,27 @@ impl Evidence {
         &self,
         graph: &Graph,
         lang: &dyn Language,
-        symbol: &IndexSymbol,
+        symbol: &Symbol<'_>,
         lines: &[String],
     ) -> bool {
-        let name = symbol.name.as_str();
+        let name = symbol.name();
+        let name = name.as_ref();
+        let file = symbol.file();
         let parent = symbol.parent.map(|p| graph.symbol(p));
         let definition = lines.first().map_or("", String::as_str);
         lang.is_entry_function(name)
             || symbol.role != Role::Product
             || self.words.get(name).copied().unwrap_or(0) > 1
             || self.config_words.contains(name)
-            || self.config_paths.contains(&symbol.file)
-            || symbol.implements.is_some()
+            || self.config_paths.contains(file.as_ref())
+            || symbol.implements().is_some()
             || parent.is_some_and(|p| p.kind == NodeKind::Trait)
             || name.starts_with("test")
             || lang.is_protocol_method(name)
             || lines.iter().skip(1).any(|l| lang.annotation_registers(l))
             || self
                 .exports
-                .get(&symbol.file)
+                .get(file.as_ref())
                 .is_some_and(|names| names.contains(name))
             || lang.is_api(
                 definition,
@@ -283,9 +284,7 @@ impl Evidence {
             )
             || parent.is_some_and(|p| {
                 p.kind == NodeKind::Impl
-                    && p.signature
-                        .as_deref()
-                        .is_some_and(|s| lang.implements_interface(s))
+                    && p.signature().is_some_and(|s| lang.implements_interface(&s))
             })
     }
 }
@@ -321,28 +320,32 @@ fn verdict(kind: NodeKind, private: bool) -> (f64, &'static str) {
 pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
     let evidence = Evidence::read(graph, root);
     let mut findings = Vec::new();
-    for (i, symbol) in graph.index.symbols.iter().enumerate() {
+    for i in 0..graph.len() as u32 {
+        let symbol = graph.symbol(i);
         if !matches!(symbol.kind, NodeKind::Function | NodeKind::Method) {
             continue;
         }
-        let referenced = graph.inn[i]
-            .iter()
-            .any(|&e| graph.index.edges[e as usize].src != i as u32);
+        let referenced = graph
+            .index
+            .in_edges(i)
+            .into_iter()
+            .any(|e| graph.index.edge(e).src != i);
         if referenced {
             continue;
         }
-        let Some(lang) = language(&symbol.file) else {
+        let file = symbol.file();
+        let Some(lang) = language(&file) else {
             continue;
         };
-        let lines = preamble(root, lang, &symbol.file, symbol.line_start);
-        if evidence.reached_from_outside(graph, lang, symbol, &lines) {
+        let lines = preamble(root, lang, &file, symbol.line_start);
+        if evidence.reached_from_outside(graph, lang, &symbol, &lines) {
             continue;
         }
         let definition = lines.first().map_or("", String::as_str);
-        let private = is_private(lang, &symbol.name, definition);
+        let private = is_private(lang, &symbol.name(), definition);
         // Dispatch the resolver cannot follow: a public method (an untyped receiver, a base
         // class's call) or any function of a file that looks names up at run time.
-        let dynamic = if evidence.reflective.contains(&symbol.file) {
+        let dynamic = if evidence.reflective.contains(file.as_ref()) {
             Some("its file looks names up at run time (getattr, importlib): a call by name may reach it")
         } else if symbol.kind == NodeKind::Method && !private {
             Some("a public method: a call through a receiver of unknown type or a base class may reach it")
@@ -351,10 +354,10 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
         };
         let (confidence, why) = verdict(symbol.kind, private);
         findings.push(Finding {
-            id: symbol.id.clone(),
+            id: symbol.id().into_owned(),
             status: if dynamic.is_some() { "unknown" } else { "dead" },
             kind: symbol.kind.as_str(),
-            location: location(symbol),
+            location: location(&symbol),
             reason: match dynamic {
                 Some(dynamic) => format!("{why}; unknown: {dynamic}"),
                 None => why.to_string(),

@@ -1,5 +1,7 @@
-//! The loaded index: symbols, layers, call adjacency, vectors; and finding a symbol by name.
+//! The index as answers read it: symbols, layers, call adjacency, a scan of the vectors; and
+//! finding a symbol by name.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -7,23 +9,69 @@ use tg_shared::artifacts;
 use tg_shared::embed::service::Embedder;
 use tg_shared::exit;
 use tg_shared::record::EdgeKind;
-use tg_shared::search::{self, IndexSymbol, Matrix, Row, SearchIndex, NO_VECTOR};
+use tg_shared::search::layout::{Column, Section};
+use tg_shared::search::view::Symbol;
+use tg_shared::search::{row_bytes, IndexView, Row};
 use tg_shared::stage::Failure;
 use tg_shared::store::Store;
 
+/// Rows of vectors.i8 read at a time by a semantic scan.
+const SCAN_ROWS: usize = 8192;
+
 pub struct Graph {
-    pub index: SearchIndex,
-    /// The rows of vectors.i8, read at the first semantic search (trace, dead-code and
-    /// lexical search never need them), or why there are none.
-    vectors: OnceLock<Result<Matrix, String>>,
+    /// search.bin, read in place: each section at its first use.
+    pub index: IndexView,
     vectors_path: PathBuf,
-    /// Per symbol: indices into `index.edges` of its outgoing and incoming dependency edges.
-    pub out: Vec<Vec<u32>>,
-    pub inn: Vec<Vec<u32>>,
     /// The query embedder, made on the first semantic search and kept (a long-lived reader,
     /// the MCP server, would otherwise load the model for every query).
     embedder: OnceLock<Embedder>,
 }
+
+/// What each answer reads of the index, loaded (and checked) before it starts; the rest is
+/// read as it is met, and [`Graph::check`] refuses an answer made over damage.
+/// A search scores every symbol a term names and matches every name; its terms, postings,
+/// flows and hits are read a value at a time.
+pub const FOR_SEARCH: &[Section] = &[
+    Section::Records,
+    Section::Lengths,
+    Section::Offsets(Column::Name),
+    Section::Blob(Column::Name),
+];
+pub const FOR_TRACE: &[Section] = &[
+    Section::Records,
+    Section::Offsets(Column::Id),
+    Section::Blob(Column::Id),
+    Section::Edges,
+    Section::Out,
+];
+pub const FOR_DEAD_CODE: &[Section] = &[
+    Section::Records,
+    Section::Offsets(Column::Id),
+    Section::Blob(Column::Id),
+    Section::Offsets(Column::File),
+    Section::Blob(Column::File),
+    Section::Offsets(Column::Name),
+    Section::Blob(Column::Name),
+    Section::Edges,
+    Section::In,
+];
+/// A server answers everything, so it reads (and checks) all of it but the large texts once.
+pub const FOR_EVERYTHING: &[Section] = &[
+    Section::Records,
+    Section::Lengths,
+    Section::PostingOffsets,
+    Section::Offsets(Column::Term),
+    Section::Blob(Column::Term),
+    Section::Offsets(Column::Id),
+    Section::Blob(Column::Id),
+    Section::Offsets(Column::Name),
+    Section::Blob(Column::Name),
+    Section::Offsets(Column::File),
+    Section::Blob(Column::File),
+    Section::Edges,
+    Section::Out,
+    Section::In,
+];
 
 impl Graph {
     pub fn load(store: &Store) -> Result<Graph, Failure> {
@@ -35,57 +83,34 @@ impl Graph {
             )
             .with_hint("run `tldrgraph init --json` first"));
         }
-        let index = SearchIndex::load(&path).map_err(|e| {
-            Failure::new(exit::DATA, e).with_hint("run `tldrgraph init --json` to rebuild it")
-        })?;
-        let n = index.symbols.len();
-        check_references(&index).map_err(|why| {
-            Failure::new(
-                exit::DATA,
-                format!("{}: damaged index: {why}", path.display()),
-            )
-            .with_hint("run `tldrgraph init --json` to rebuild it")
-        })?;
-        let (mut out, mut inn) = (vec![Vec::new(); n], vec![Vec::new(); n]);
-        for (i, edge) in index.edges.iter().enumerate() {
-            out[edge.src as usize].push(i as u32);
-            inn[edge.dst as usize].push(i as u32);
-        }
+        let index = IndexView::open(&path).map_err(damaged)?;
         Ok(Graph {
             index,
-            vectors: OnceLock::new(),
             vectors_path: store.path(artifacts::SEARCH_VECTORS),
-            out,
-            inn,
             embedder: OnceLock::new(),
         })
     }
 
-    /// The index's vectors, read once; why there are none (no embeddings, or a file that is
-    /// not the one written with this index: a rebuild since, or damage).
-    pub fn vectors(&self) -> Result<&Matrix, &str> {
-        self.vectors
-            .get_or_init(|| {
-                let info = self
-                    .index
-                    .embedder
-                    .as_ref()
-                    .ok_or_else(|| "the index has no embeddings".to_string())?;
-                let (matrix, hash) = search::load_vectors(
-                    &self.vectors_path,
-                    self.index.rows as usize,
-                    info.dim as usize,
-                )?;
-                if hash != self.index.vectors_hash {
-                    return Err(format!(
-                        "{} does not match the index",
-                        artifacts::SEARCH_VECTORS
-                    ));
-                }
-                Ok(matrix)
-            })
-            .as_ref()
-            .map_err(String::as_str)
+    /// Loads `sections` now, so that damage is reported before an answer is made.
+    pub fn require(&self, sections: &[Section]) -> Result<(), Failure> {
+        self.index.require(sections).map_err(damaged)
+    }
+
+    /// Whether every read since the index was opened succeeded: an answer made while one
+    /// failed (damage under a value read one at a time) is refused, never given.
+    pub fn check(&self) -> Result<(), Failure> {
+        match self.index.failure() {
+            Some(why) => Err(damaged(why.to_string())),
+            None => Ok(()),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
     }
 
     /// The embedder of the index's model, for query texts; why there is none. A failure is
@@ -96,6 +121,7 @@ impl Graph {
         }
         let info = self
             .index
+            .meta
             .embedder
             .as_ref()
             .ok_or_else(|| "the index has no embeddings".to_string())?;
@@ -103,22 +129,52 @@ impl Graph {
         Ok(self.embedder.get_or_init(|| made))
     }
 
-    pub fn symbol(&self, i: u32) -> &IndexSymbol {
-        &self.index.symbols[i as usize]
+    /// Calls `score(row, vector)` for every row of vectors.i8, read a slice at a time (the
+    /// matrix is never held), hashing it as it goes; why there are no vectors, or why they are
+    /// not this index's (a rebuild since, a run killed between the two writes, damage): then
+    /// whatever was scored is not to be used.
+    pub fn scan_vectors(&self, mut score: impl FnMut(u32, Row<'_>)) -> Result<(), String> {
+        let meta = &self.index.meta;
+        let info = meta
+            .embedder
+            .as_ref()
+            .ok_or_else(|| "the index has no embeddings".to_string())?;
+        let width = row_bytes(info.dim as usize);
+        let name = artifacts::SEARCH_VECTORS;
+        let cannot = |e: std::io::Error| format!("{}: {e}", self.vectors_path.display());
+        let mut file = std::fs::File::open(&self.vectors_path).map_err(cannot)?;
+        let expected = u64::from(meta.rows) * width as u64;
+        if file.metadata().map_err(cannot)?.len() != expected {
+            return Err(format!("{name} does not match the index"));
+        }
+        let mut hasher = tg_shared::hash::Hasher::new();
+        let mut chunk = vec![0u8; SCAN_ROWS * width];
+        let mut row = 0u32;
+        while row < meta.rows {
+            let take = (meta.rows - row).min(SCAN_ROWS as u32) as usize;
+            let bytes = &mut chunk[..take * width];
+            file.read_exact(bytes).map_err(cannot)?;
+            hasher.update(bytes);
+            for (k, one) in bytes.chunks_exact(width).enumerate() {
+                score(row + k as u32, Row::from_bytes(one));
+            }
+            row += take as u32;
+        }
+        if hasher.finish() != meta.vectors_hash {
+            return Err(format!("{name} does not match the index"));
+        }
+        Ok(())
     }
 
-    pub fn vector(&self, i: u32) -> Option<Row<'_>> {
-        let row = self.symbol(i).vector;
-        if row == NO_VECTOR {
-            return None;
-        }
-        self.vectors().ok()?.row(row as usize)
+    pub fn symbol(&self, i: u32) -> Symbol<'_> {
+        self.index.symbol(i)
     }
 
     pub fn layer_name(&self, i: u32) -> &str {
         self.symbol(i)
             .layer
-            .map_or("-", |l| self.index.layers[l as usize].name.as_str())
+            .and_then(|l| self.index.layers().get(l as usize))
+            .map_or("-", |l| l.name.as_str())
     }
 
     /// Position of the symbol's layer in the layers' order (unlayered last).
@@ -128,53 +184,32 @@ impl Graph {
 
     /// Outgoing call edges: (edge index, callee).
     pub fn callees(&self, i: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
-        self.out[i as usize]
-            .iter()
-            .map(|&e| (e, self.index.edges[e as usize].dst))
-            .filter(|&(e, _)| self.index.edges[e as usize].kind == EdgeKind::Calls)
+        self.index
+            .out_edges(i)
+            .into_iter()
+            .map(|e| (e, self.index.edge(e)))
+            .filter(|(_, edge)| edge.kind == EdgeKind::Calls)
+            .map(|(e, edge)| (e, edge.dst))
     }
 
     /// The symbol `name` names ([`crate::names`] has the forms accepted).
     pub fn resolve(&self, name: &str) -> Result<u32, crate::names::NameError> {
-        crate::names::resolve(&self.index.symbols, name)
+        crate::names::resolve(&self.index, name)
     }
 }
 
-/// Every index the file holds points inside it (a damaged or foreign file must not panic us).
-fn check_references(index: &SearchIndex) -> Result<(), String> {
-    let n = index.symbols.len();
-    if let Some(e) = index
-        .edges
-        .iter()
-        .find(|e| e.src as usize >= n || e.dst as usize >= n)
-    {
-        return Err(format!("an edge {} -> {} past {n} symbols", e.src, e.dst));
-    }
-    for s in &index.symbols {
-        let layer_ok = s.layer.is_none_or(|l| (l as usize) < index.layers.len());
-        let parent_ok = s.parent.is_none_or(|p| (p as usize) < n);
-        let vector_ok = s.vector == NO_VECTOR || s.vector < index.rows;
-        if !(layer_ok && parent_ok && vector_ok) {
-            return Err(format!("symbol {} points outside the index", s.id));
-        }
-    }
-    if index.postings.lengths.len() != n
-        || index
-            .postings
-            .lists
-            .iter()
-            .flatten()
-            .any(|&(doc, _)| doc as usize >= n)
-        || index.postings.lists.len() != index.postings.terms.len()
-    {
-        return Err("the postings do not match the symbols".into());
-    }
-    Ok(())
+fn damaged(why: String) -> Failure {
+    Failure::new(exit::DATA, why).with_hint("run `tldrgraph init --json` to rebuild it")
 }
 
 /// `file:start-end`.
-pub fn location(symbol: &IndexSymbol) -> String {
-    format!("{}:{}-{}", symbol.file, symbol.line_start, symbol.line_end)
+pub fn location(symbol: &Symbol<'_>) -> String {
+    format!(
+        "{}:{}-{}",
+        symbol.file(),
+        symbol.line_start,
+        symbol.line_end
+    )
 }
 
 /// Lines `a..=b` (1-based) of `root/file`, if readable.

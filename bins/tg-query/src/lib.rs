@@ -20,6 +20,11 @@ use tg_shared::stage::{Failure, Output};
 pub fn run(cli: &Cli) -> Result<(), Failure> {
     let (_, store) = tg_shared::stage::workspace(cli.root.as_deref())?;
     let graph = Graph::load(&store)?;
+    graph.require(match &cli.command {
+        Command::Search(_) => graph::FOR_SEARCH,
+        Command::Trace(_) => graph::FOR_TRACE,
+        Command::DeadCode(_) => graph::FOR_DEAD_CODE,
+    })?;
     let json = cli.json;
     let text = match &cli.command {
         Command::Search(args) => {
@@ -37,6 +42,8 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             Ok(result) if json => to_json(&result)?,
             Ok(result) => render::trace(&result),
             Err(err) => {
+                // A name not found in a damaged index is the damage's error.
+                graph.check()?;
                 if json {
                     // The candidates on stdout too, where a client reading JSON looks.
                     let mut out = Output::new(None);
@@ -55,6 +62,8 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             }
         }
     };
+    // Damage under a value read on the way refuses the answer made with it.
+    graph.check()?;
     let text = with_freshness(text, &store, json);
     let mut out = Output::new(None);
     out.line(text.trim_end())?;
@@ -94,7 +103,7 @@ fn with_freshness(text: String, store: &tg_shared::store::Store, json: bool) -> 
 /// an agent may feed it back); an id wins over another layer's name. An unknown one is an
 /// error naming the nearest.
 pub(crate) fn layer_indices(graph: &Graph, ids: &[String]) -> Result<Vec<u32>, String> {
-    let layers = &graph.index.layers;
+    let layers = graph.index.layers();
     let known: Vec<&str> = layers.iter().map(|l| l.id.as_str()).collect();
     ids.iter()
         .map(|id| {

@@ -13,8 +13,36 @@
 //! definition of the matches counts. What is left must be one symbol; otherwise the candidates are listed, and a name nothing matches gets the
 //! nearest known names.
 
+use std::borrow::Cow;
 use tg_shared::record::{NodeKind, Role};
-use tg_shared::search::IndexSymbol;
+use tg_shared::search::IndexView;
+
+/// The symbols names are resolved among: the index, or a list in tests.
+pub trait Symbols {
+    fn count(&self) -> usize;
+    fn id(&self, i: u32) -> Cow<'_, str>;
+    fn name(&self, i: u32) -> Cow<'_, str>;
+    fn kind(&self, i: u32) -> NodeKind;
+    fn role(&self, i: u32) -> Role;
+}
+
+impl Symbols for IndexView {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn id(&self, i: u32) -> Cow<'_, str> {
+        self.symbol(i).id()
+    }
+    fn name(&self, i: u32) -> Cow<'_, str> {
+        self.symbol(i).name()
+    }
+    fn kind(&self, i: u32) -> NodeKind {
+        self.symbol(i).kind
+    }
+    fn role(&self, i: u32) -> Role {
+        self.symbol(i).role
+    }
+}
 
 /// Why a name does not pick one symbol.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,9 +73,9 @@ fn name_segments(name: &str) -> Vec<String> {
         .collect()
 }
 
-/// A symbol's full path as segments, and how many of them are its qualified name.
-pub(crate) fn symbol_segments(symbol: &IndexSymbol) -> (Vec<String>, usize) {
-    let (path, qualname) = symbol.id.split_once("::").unwrap_or((&symbol.id, ""));
+/// A symbol's full path as segments (from its id), and how many of them are its qualified name.
+pub(crate) fn symbol_segments(id: &str) -> (Vec<String>, usize) {
+    let (path, qualname) = id.split_once("::").unwrap_or((id, ""));
     let stem = path.rsplit_once('.').map_or(path, |(stem, _)| stem);
     let directory_module = tg_lang::for_path(path).and_then(|lang| lang.directory_module_stem());
     let mut segments: Vec<String> = stem
@@ -81,18 +109,17 @@ fn split_repeat(name: &str) -> (&str, Option<u32>) {
 }
 
 /// Which definition of its qualified name a symbol is (`#k` in its id, else the first).
-fn repeat_of(symbol: &IndexSymbol) -> u32 {
-    symbol
-        .id
-        .rsplit_once('#')
+fn repeat_of(id: &str) -> u32 {
+    id.rsplit_once('#')
         .and_then(|(_, k)| k.parse().ok())
         .unwrap_or(1)
 }
 
 /// The symbol `name` means, by the rules of the module comment.
-pub fn resolve(symbols: &[IndexSymbol], name: &str) -> Result<u32, NameError> {
-    if let Some(i) = symbols.iter().position(|s| s.id == name) {
-        return Ok(i as u32);
+pub fn resolve<S: Symbols + ?Sized>(symbols: &S, name: &str) -> Result<u32, NameError> {
+    let all = 0..symbols.count() as u32;
+    if let Some(i) = all.clone().find(|&i| symbols.id(i) == name) {
+        return Ok(i);
     }
     let (base, repeat) = split_repeat(name);
     let wanted = name_segments(base);
@@ -105,8 +132,19 @@ pub fn resolve(symbols: &[IndexSymbol], name: &str) -> Result<u32, NameError> {
     // (as written, whole qualified name, product, first definition): higher is better.
     let mut best: Option<(bool, bool, bool, bool)> = None;
     let mut found: Vec<u32> = Vec::new();
-    for (i, symbol) in symbols.iter().enumerate() {
-        let (segments, qualified) = symbol_segments(symbol);
+    let Some(last) = wanted.last() else {
+        return Err(NameError::Unknown {
+            name: name.to_string(),
+            nearest: Vec::new(),
+        });
+    };
+    for i in all {
+        let id = symbols.id(i);
+        // Its last segment is in its id: most symbols are passed over without splitting it.
+        if !id.contains(last.as_str()) {
+            continue;
+        }
+        let (segments, qualified) = symbol_segments(&id);
         // The name as written in the tree, or as a package re-exports it: `httpx.get` for
         // `httpx/_api.py::get` (private modules, `_x`, left out), which ranks after.
         let direct = segments.ends_with(&wanted);
@@ -120,25 +158,25 @@ pub fn resolve(symbols: &[IndexSymbol], name: &str) -> Result<u32, NameError> {
                 .collect()
         };
         let reexported = public.len() < segments.len() && public.ends_with(&wanted);
-        if !(direct || reexported) || repeat.is_some_and(|k| repeat_of(symbol) != k) {
+        if !(direct || reexported) || repeat.is_some_and(|k| repeat_of(&id) != k) {
             continue;
         }
         // A bare short name never means a module: modules are named by path.
-        if symbol.kind == NodeKind::Module && wanted.len() == 1 {
+        if symbols.kind(i) == NodeKind::Module && wanted.len() == 1 {
             continue;
         }
         let key = (
             direct,
             qualified > 0 && wanted.len() >= qualified,
-            symbol.role == Role::Product,
-            !symbol.id.contains('#'),
+            symbols.role(i) == Role::Product,
+            !id.contains('#'),
         );
         match best {
             Some(b) if key < b => {}
-            Some(b) if key == b => found.push(i as u32),
+            Some(b) if key == b => found.push(i),
             _ => {
                 best = Some(key);
-                found = vec![i as u32];
+                found = vec![i];
             }
         }
     }
@@ -150,29 +188,30 @@ pub fn resolve(symbols: &[IndexSymbol], name: &str) -> Result<u32, NameError> {
         }),
         _ => Err(NameError::Ambiguous {
             name: name.to_string(),
-            candidates: found
-                .iter()
-                .map(|&i| symbols[i as usize].id.clone())
-                .collect(),
+            candidates: found.iter().map(|&i| symbols.id(i).into_owned()).collect(),
         }),
     }
 }
 
 /// Ids of the symbols whose last segment is nearest to the name's (a typo), else whose last
 /// segment contains it.
-fn nearest_names(symbols: &[IndexSymbol], wanted: &[String]) -> Vec<String> {
+fn nearest_names<S: Symbols + ?Sized>(symbols: &S, wanted: &[String]) -> Vec<String> {
     let Some(last) = wanted.last() else {
         return Vec::new();
     };
-    let names: Vec<&str> = symbols.iter().map(|s| s.name.as_str()).collect();
-    let target = match tg_shared::suggest::nearest(last, &names) {
+    let all = 0..symbols.count() as u32;
+    let names: Vec<Cow<'_, str>> = all.clone().map(|i| symbols.name(i)).collect();
+    let name_refs: Vec<&str> = names.iter().map(|n| n.as_ref()).collect();
+    let target = match tg_shared::suggest::nearest(last, &name_refs) {
         Some(n) => n,
         None => {
             let lower = last.to_lowercase();
-            let mut out: Vec<String> = symbols
-                .iter()
-                .filter(|s| s.kind != NodeKind::Module && s.name.to_lowercase().contains(&lower))
-                .map(|s| s.id.clone())
+            let mut out: Vec<String> = all
+                .filter(|&i| {
+                    symbols.kind(i) != NodeKind::Module
+                        && names[i as usize].to_lowercase().contains(&lower)
+                })
+                .map(|i| symbols.id(i).into_owned())
                 .collect();
             out.sort();
             out.truncate(LISTED);
@@ -182,11 +221,11 @@ fn nearest_names(symbols: &[IndexSymbol], wanted: &[String]) -> Vec<String> {
     // Those whose qualifiers match more of what was typed first (`Client.sned` lists
     // `Client.send` before `AsyncClient.send`), then by id.
     let qualifiers = &wanted[..wanted.len() - 1];
-    let mut out: Vec<(usize, String)> = symbols
-        .iter()
-        .filter(|s| s.name == target)
-        .map(|s| {
-            let (segments, _) = symbol_segments(s);
+    let mut out: Vec<(usize, String)> = all
+        .filter(|&i| names[i as usize] == target)
+        .map(|i| {
+            let id = symbols.id(i);
+            let (segments, _) = symbol_segments(&id);
             let before = &segments[..segments.len().saturating_sub(1)];
             let matching = qualifiers
                 .iter()
@@ -194,7 +233,7 @@ fn nearest_names(symbols: &[IndexSymbol], wanted: &[String]) -> Vec<String> {
                 .zip(before.iter().rev())
                 .take_while(|(a, b)| a == b)
                 .count();
-            (usize::MAX - matching, s.id.clone())
+            (usize::MAX - matching, id.into_owned())
         })
         .collect();
     out.sort();
@@ -253,6 +292,25 @@ impl NameError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tg_shared::search::IndexSymbol;
+
+    impl Symbols for [IndexSymbol] {
+        fn count(&self) -> usize {
+            self.len()
+        }
+        fn id(&self, i: u32) -> Cow<'_, str> {
+            Cow::Borrowed(&self[i as usize].id)
+        }
+        fn name(&self, i: u32) -> Cow<'_, str> {
+            Cow::Borrowed(&self[i as usize].name)
+        }
+        fn kind(&self, i: u32) -> NodeKind {
+            self[i as usize].kind
+        }
+        fn role(&self, i: u32) -> Role {
+            self[i as usize].role
+        }
+    }
 
     fn symbol(id: &str, kind: NodeKind, role: Role) -> IndexSymbol {
         let name = id
@@ -381,7 +439,7 @@ mod tests {
             ),
             other => panic!("{other:?}"),
         }
-        let json = resolve(&s, "run").unwrap_err().to_json();
+        let json = resolve(&s[..], "run").unwrap_err().to_json();
         assert_eq!(json["error"], "ambiguous_symbol");
         assert_eq!(json["candidates"][1], "pkg/c.py::run");
     }

@@ -4,6 +4,7 @@
 use crate::cli::Mode;
 use crate::graph::{location, Graph};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use tg_shared::lexical;
 use tg_shared::record::NodeKind;
@@ -49,21 +50,21 @@ fn eligible(graph: &Graph, i: u32, filter: &Filter) -> bool {
 }
 
 pub fn lexical(graph: &Graph, query: &str, layer: &Filter) -> Ranked {
-    let postings = &graph.index.postings;
-    let n = postings.lengths.len().max(1) as f64;
-    let average = postings.lengths.iter().map(|&l| f64::from(l)).sum::<f64>() / n;
+    let index = &graph.index;
+    let n = index.len().max(1) as f64;
+    let average = index.total_length() as f64 / n;
     let mut scores: HashMap<u32, f64> = HashMap::new();
     let terms: BTreeSet<String> = lexical::terms(query).into_iter().collect();
     for term in &terms {
-        let Ok(at) = postings.terms.binary_search(term) else {
+        let list = index.postings(term);
+        if list.is_empty() {
             continue;
-        };
-        let list = &postings.lists[at];
+        }
         let df = list.len() as f64;
-        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-        for &(doc, tf) in list {
+        let idf: f64 = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        for (doc, tf) in list {
             let tf = f64::from(tf);
-            let length = f64::from(postings.lengths[doc as usize]);
+            let length = f64::from(index.length(doc));
             let score =
                 idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / average.max(1.0)));
             *scores.entry(doc).or_default() += score;
@@ -84,8 +85,8 @@ fn sort(ranked: &mut Ranked) {
 
 /// Cosine ranking; `Err` says why there is none (no embeddings, model missing, endpoint down).
 pub fn semantic(graph: &Graph, query: &str, layer: &Filter) -> Result<Ranked, String> {
-    if let Err(why) = graph.vectors() {
-        return Err(why.to_string());
+    if graph.index.meta.embedder.is_none() {
+        return Err("the index has no embeddings".to_string());
     }
     let embedder = graph.embedder()?;
     let vector = embedder
@@ -95,10 +96,20 @@ pub fn semantic(graph: &Graph, query: &str, layer: &Filter) -> Result<Ranked, St
     if vector.iter().all(|x| *x == 0.0) {
         return Err("the query has no word the model knows".to_string());
     }
-    let mut ranked: Ranked = (0..graph.index.symbols.len() as u32)
-        .filter(|&i| eligible(graph, i, layer))
-        .filter_map(|i| graph.vector(i).map(|row| (i, f64::from(row.dot(&vector)))))
-        .collect();
+    // Which symbol each row is, for the eligible ones.
+    let mut symbol_of_row = vec![u32::MAX; graph.index.meta.rows as usize];
+    for i in 0..graph.len() as u32 {
+        let row = graph.symbol(i).vector;
+        if (row as usize) < symbol_of_row.len() && eligible(graph, i, layer) {
+            symbol_of_row[row as usize] = i;
+        }
+    }
+    let mut ranked: Ranked = Vec::new();
+    graph.scan_vectors(|row, values| {
+        if let Some(&i) = symbol_of_row.get(row as usize).filter(|&&i| i != u32::MAX) {
+            ranked.push((i, f64::from(values.dot(&vector))));
+        }
+    })?;
     sort(&mut ranked);
     Ok(ranked)
 }
@@ -179,22 +190,31 @@ fn named_symbols(graph: &Graph, query: &str, filter: &Filter) -> HashMap<u32, bo
         return HashMap::new();
     }
     let mut named = HashMap::new();
-    for (i, symbol) in graph.index.symbols.iter().enumerate() {
-        if symbol.kind == NodeKind::Module || !eligible(graph, i as u32, filter) {
+    let Some(last) = wanted.last() else {
+        return named;
+    };
+    for i in 0..graph.len() as u32 {
+        let symbol = graph.symbol(i);
+        if symbol.kind == NodeKind::Module || !eligible(graph, i, filter) {
             continue;
         }
-        let Some(last) = wanted.last() else { continue };
-        if symbol.name.to_lowercase() != *last {
+        let name = symbol.name();
+        let same = if name.is_ascii() {
+            name.eq_ignore_ascii_case(last)
+        } else {
+            name.to_lowercase() == *last
+        };
+        if !same {
             continue;
         }
         // The file's path, then the qualified name, as `trace` reads names: so
         // `typer.main.get_command` and `walk::WalkBuilder::build` name their symbols too.
-        let (segments, qualified) = crate::names::symbol_segments(symbol);
+        let (segments, qualified) = crate::names::symbol_segments(&symbol.id());
         let segments: Vec<String> = segments.iter().map(|s| s.to_lowercase()).collect();
         if segments.ends_with(&wanted) {
             // true: the name covers the whole qualified name (a function, not a same-named
             // method).
-            named.insert(i as u32, wanted.len() >= qualified);
+            named.insert(i, wanted.len() >= qualified);
         }
     }
     named
@@ -235,6 +255,9 @@ fn order_by_name_and_role(
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FlowRow {
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub symbol: u32,
     pub layer: String,
     pub id: String,
     pub intent: Option<String>,
@@ -252,16 +275,16 @@ pub struct FlowRow {
 /// The intent of a symbol, else its doc line, and where it came from.
 pub fn about(graph: &Graph, i: u32) -> (Option<String>, Option<String>) {
     let symbol = graph.symbol(i);
-    match (&symbol.intent, &symbol.doc) {
+    match (symbol.intent(), symbol.doc()) {
         (Some(intent), _) => (
             Some(if symbol.intent_current {
-                intent.clone()
+                intent.into_owned()
             } else {
                 format!("{intent} (stale)")
             }),
-            symbol.intent_source.clone(),
+            symbol.intent_source().map(Cow::into_owned),
         ),
-        (None, Some(doc)) => (Some(doc.clone()), Some("doc-comment".into())),
+        (None, Some(doc)) => (Some(doc.into_owned()), Some("doc-comment".into())),
         _ => (None, None),
     }
 }
@@ -270,15 +293,16 @@ fn row(graph: &Graph, i: u32, depth: u32, via: Option<u32>) -> FlowRow {
     let symbol = graph.symbol(i);
     let (intent, intent_source) = about(graph, i);
     FlowRow {
+        symbol: i,
         layer: graph.layer_name(i).to_string(),
-        id: symbol.id.clone(),
+        id: symbol.id().into_owned(),
         intent,
         intent_source,
-        file: symbol.file.clone(),
+        file: symbol.file().into_owned(),
         line_start: symbol.line_start,
         line_end: symbol.line_end,
         depth,
-        via: via.map(|v| graph.symbol(v).id.clone()),
+        via: via.map(|v| graph.symbol(v).id().into_owned()),
     }
 }
 
@@ -294,7 +318,7 @@ pub fn flow(graph: &Graph, hit: u32) -> Vec<FlowRow> {
         }
         let mut next: Vec<u32> = graph
             .callees(at)
-            .filter(|&(e, _)| graph.index.edges[e as usize].confidence >= FLOW_MIN_CONFIDENCE)
+            .filter(|&(e, _)| graph.index.edge(e).confidence >= FLOW_MIN_CONFIDENCE)
             .map(|(_, dst)| dst)
             .collect();
         next.sort_unstable();
@@ -309,7 +333,13 @@ pub fn flow(graph: &Graph, hit: u32) -> Vec<FlowRow> {
             queue.push_back((dst, depth + 1));
         }
     }
-    reached.sort_by_key(|&(i, depth, _)| (graph.layer_rank(i), depth, graph.symbol(i).id.clone()));
+    reached.sort_by_key(|&(i, depth, _)| {
+        (
+            graph.layer_rank(i),
+            depth,
+            graph.symbol(i).id().into_owned(),
+        )
+    });
     reached.truncate(FLOW_ROWS - 1);
     std::iter::once(row(graph, hit, 0, None))
         .chain(
@@ -332,14 +362,7 @@ pub fn pack(graph: &Graph, hits: &[Hit], flows: &[Vec<FlowRow>], budget: usize) 
     let order = hits
         .iter()
         .map(|h| h.symbol)
-        .chain(flows.iter().flatten().filter_map(|r| {
-            graph
-                .index
-                .symbols
-                .iter()
-                .position(|s| s.id == r.id)
-                .map(|i| i as u32)
-        }));
+        .chain(flows.iter().flatten().map(|r| r.symbol));
     for i in order {
         if !done.insert(i) {
             continue;
@@ -347,11 +370,11 @@ pub fn pack(graph: &Graph, hits: &[Hit], flows: &[Vec<FlowRow>], budget: usize) 
         let symbol = graph.symbol(i);
         let mut entry = format!(
             "{} [{}] {}\n",
-            symbol.id,
+            symbol.id(),
             graph.layer_name(i),
-            location(symbol)
+            location(&symbol)
         );
-        if let Some(signature) = &symbol.signature {
+        if let Some(signature) = symbol.signature() {
             entry.push_str(&format!("  {signature}\n"));
         }
         if let (Some(intent), _) = about(graph, i) {

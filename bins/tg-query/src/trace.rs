@@ -37,18 +37,18 @@ pub struct Trace {
 
 fn step(graph: &Graph, i: u32, edge: Option<u32>) -> Step {
     let symbol = graph.symbol(i);
-    let edge = edge.map(|e| &graph.index.edges[e as usize]);
+    let edge = edge.map(|e| graph.index.edge(e));
     Step {
-        id: symbol.id.clone(),
+        id: symbol.id().into_owned(),
         layer: graph.layer_name(i).to_string(),
-        location: location(symbol),
+        location: location(&symbol),
         confidence: edge.map(|e| crate::answer::rounded(e.confidence)),
         call_line: edge.map(|e| e.line),
     }
 }
 
 pub fn trace(graph: &Graph, from: u32, to: u32) -> Trace {
-    let n = graph.index.symbols.len();
+    let n = graph.len();
     let mut cost = vec![f64::INFINITY; n];
     let mut back: Vec<Option<(u32, u32)>> = vec![None; n];
     let mut heap = BinaryHeap::new();
@@ -61,8 +61,7 @@ pub fn trace(graph: &Graph, from: u32, to: u32) -> Trace {
             continue;
         }
         for (edge, next) in graph.callees(at) {
-            let confidence =
-                f64::from(graph.index.edges[edge as usize].confidence).clamp(0.01, 1.0);
+            let confidence = f64::from(graph.index.edge(edge).confidence).clamp(0.01, 1.0);
             let through = c - confidence.ln() + HOP_COST;
             if through < cost[next as usize] {
                 cost[next as usize] = through;
@@ -72,8 +71,8 @@ pub fn trace(graph: &Graph, from: u32, to: u32) -> Trace {
         }
     }
     let mut result = Trace {
-        from: graph.symbol(from).id.clone(),
-        to: graph.symbol(to).id.clone(),
+        from: graph.symbol(from).id().into_owned(),
+        to: graph.symbol(to).id().into_owned(),
         found: false,
         path: Vec::new(),
         reachable: 0,
@@ -99,7 +98,7 @@ pub fn trace(graph: &Graph, from: u32, to: u32) -> Trace {
     let mut order = Vec::new();
     while let Some(at) = queue.pop_front() {
         let mut next: Vec<u32> = graph.callees(at).map(|(_, d)| d).collect();
-        next.sort_by(|a, b| graph.symbol(*a).id.cmp(&graph.symbol(*b).id));
+        next.sort_by(|a, b| graph.symbol(*a).id().cmp(&graph.symbol(*b).id()));
         for d in next {
             if !seen[d as usize] {
                 seen[d as usize] = true;
@@ -112,7 +111,7 @@ pub fn trace(graph: &Graph, from: u32, to: u32) -> Trace {
     result.reaches = order
         .iter()
         .take(REACH_SHOWN)
-        .map(|&i| graph.symbol(i).id.clone())
+        .map(|&i| graph.symbol(i).id().into_owned())
         .collect();
     result
 }

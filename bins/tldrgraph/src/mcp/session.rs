@@ -302,7 +302,9 @@ impl Session {
         }
         if self.graph.is_none() || stamp != self.loaded_from {
             let started = Instant::now();
-            self.graph = Some(Graph::load(&self.store)?);
+            let graph = Graph::load(&self.store)?;
+            graph.require(tg_query::graph::FOR_EVERYTHING)?;
+            self.graph = Some(graph);
             eprintln!(
                 "tldrgraph mcp: index loaded in {} ms",
                 started.elapsed().as_millis()

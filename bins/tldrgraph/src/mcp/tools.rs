@@ -346,6 +346,7 @@ pub fn search(session: &mut Session, p: SearchParams) -> Answered {
     };
     let answer =
         answer::search(graph, &args).map_err(|e| usage(e).about(&freshness, p.budget_tokens))?;
+    graph.check()?;
     respond_noting(answer, freshness, p.budget_tokens, notes)
 }
 
@@ -365,6 +366,7 @@ pub fn trace(session: &mut Session, p: TraceParams) -> Answered {
     let (graph, freshness) = session.prepare()?;
     let result = answer::trace(graph, &p.from, &p.to)
         .map_err(|e| ToolError::from(e).about(&freshness, p.budget_tokens))?;
+    graph.check()?;
     respond(result, freshness, p.budget_tokens)
 }
 
@@ -398,6 +400,7 @@ pub fn neighbours(session: &mut Session, p: NeighboursParams, direction: Directi
         &mut notes,
     );
     let found = answer::neighbours(graph, symbol, direction, depth, min_confidence);
+    graph.check()?;
     respond_noting(found, freshness, p.budget_tokens, notes)
 }
 
@@ -419,11 +422,9 @@ pub fn symbol(session: &mut Session, p: SymbolParams) -> Answered {
     let i = graph
         .resolve(&p.symbol)
         .map_err(|e| ToolError::from(e).about(&freshness, p.budget_tokens))?;
-    respond(
-        answer::symbol(graph, &root, i, p.source),
-        freshness,
-        p.budget_tokens,
-    )
+    let found = answer::symbol(graph, &root, i, p.source);
+    graph.check()?;
+    respond(found, freshness, p.budget_tokens)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -1,17 +1,22 @@
 //! `.tldrgraph/search.bin` and `.tldrgraph/vectors.i8`: what tg-embed builds and tg-query
-//! reads. The first (bincode, behind [`crate::codec`]) holds the symbols with their intents,
-//! layers, call edges, BM25 postings and, per symbol, the hash of the text it was embedded from
-//! and its row in the second: `rows` rows of [`row_bytes`] each, a little-endian f32 scale then
+//! reads. The first ([`layout`], read in place by [`IndexView`]) holds the symbols with their
+//! intents, layers, call edges, BM25 postings and, per symbol, the hash of the text it was
+//! embedded from and its row in the second: `rows` rows of [`row_bytes`] each, a little-endian f32 scale then
 //! `dim` signed bytes (see [`quantize`]), a quarter of the f32 matrix's size. A rerun embeds
 //! only texts whose hash is new, and copies the rows of the others.
+
+pub mod blocks;
+pub mod layout;
+pub mod view;
 
 use crate::codec;
 use crate::record::{EdgeKind, NodeKind, Role};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+pub use view::IndexView;
 
 /// Bumped when the layout or the embedded text changes: an older index is rebuilt whole.
-pub const INDEX_VERSION: u32 = 6;
+pub const INDEX_VERSION: u32 = 7;
 /// `vector` of a symbol with no embedding.
 pub const NO_VECTOR: u32 = u32::MAX;
 
@@ -22,7 +27,6 @@ pub struct IndexLayer {
     pub order: i64,
 }
 
-/// (Its fields' order is also [`SymbolVector`]'s.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IndexSymbol {
     pub id: String,
@@ -51,7 +55,7 @@ pub struct IndexSymbol {
     pub vector: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct IndexEdge {
     pub src: u32,
     pub dst: u32,
@@ -99,26 +103,31 @@ impl IndexHead {
         Self::read_any(path).filter(|head| head.version == INDEX_VERSION)
     }
 
-    /// The head at `path` whatever its version; `None` if there is no file or it is no index.
+    /// The head at `path` whatever its version (an index older than the in-place layout
+    /// began with its head); `None` if there is no file or it is no index.
     pub fn read_any(path: &Path) -> Option<IndexHead> {
         use std::io::Read;
-        let mut buf = vec![0u8; 4096];
         let mut file = std::fs::File::open(path).ok()?;
+        let mut start = vec![0u8; 4096];
         let mut filled = 0;
-        while filled < buf.len() {
-            match file.read(&mut buf[filled..]) {
+        while filled < start.len() {
+            match file.read(&mut start[filled..]) {
                 Ok(0) => break,
                 Ok(n) => filled += n,
                 Err(_) => return None,
             }
         }
-        codec::decode(&buf[..filled]).ok()
+        let start = &start[..filled];
+        if !start.starts_with(layout::MAGIC) {
+            return codec::decode(start).ok();
+        }
+        // The meta's first field is the head, and bincode reads a prefix.
+        codec::decode(start.get(layout::HEADER..)?).ok()
     }
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SearchIndex {
-    /// Must stay the first fields, in [`IndexHead`]'s order.
     pub head: IndexHead,
     pub embedder: Option<Embedder>,
     /// Rows in vectors.i8.
@@ -126,97 +135,37 @@ pub struct SearchIndex {
     /// Content hash of vectors.i8 as written with this index: a matrix that does not match
     /// (a run killed between the two writes) is not used.
     pub vectors_hash: String,
-    /// Up to here the fields are [`IndexPrefix`]'s, in its order.
     pub layers: Vec<IndexLayer>,
     pub symbols: Vec<IndexSymbol>,
     pub edges: Vec<IndexEdge>,
     pub postings: Postings,
 }
 
-/// The leading fields of [`SearchIndex`]: what a rebuild needs of the previous index (which
-/// row each text hash has), decoded without holding the symbols' other fields, the edges or the
-/// postings.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct IndexPrefix {
-    pub head: IndexHead,
-    pub embedder: Option<Embedder>,
-    pub rows: u32,
-    pub vectors_hash: String,
-    layers: Discard<Vec<IndexLayer>>,
-    pub symbols: Vec<SymbolVector>,
-}
-
-/// Of an [`IndexSymbol`], only its text hash and row: its other fields, in their order, are
-/// decoded and dropped.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct SymbolVector {
-    id: Discard<String>,
-    kind: Discard<NodeKind>,
-    name: Discard<String>,
-    file: Discard<String>,
-    line_start: Discard<u32>,
-    line_end: Discard<u32>,
-    layer: Discard<Option<u32>>,
-    role: Discard<Role>,
-    implements: Discard<Option<String>>,
-    signature: Discard<Option<String>>,
-    intent: Discard<Option<String>>,
-    intent_source: Discard<Option<String>>,
-    intent_current: Discard<bool>,
-    doc: Discard<Option<String>>,
-    parent: Discard<Option<u32>>,
-    pub text_hash: String,
-    pub vector: u32,
-}
-
-/// A field read (a format without field names must read every one) and not kept.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Discard<T>(std::marker::PhantomData<T>);
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Discard<T> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        T::deserialize(d).map(|_| Discard(std::marker::PhantomData))
-    }
-}
-
 impl SearchIndex {
     pub fn encode(&self) -> Result<Vec<u8>, String> {
-        codec::encode_sealed(self)
+        let mut bytes = Vec::new();
+        layout::write(self, &mut bytes)?;
+        Ok(bytes)
     }
 
-    /// Writes what [`SearchIndex::encode`] gives to `out` as it is encoded.
+    /// Writes what [`SearchIndex::encode`] gives to `out`, a section at a time.
     pub fn encode_into(&self, out: &mut impl std::io::Write) -> Result<(), String> {
-        codec::encode_sealed_into(self, out)
+        layout::write(self, out)
     }
 
-    /// Reads the index; the error names the file.
+    /// Reads the whole index into memory (readers use [`IndexView`], which reads in place);
+    /// the error names the file.
     pub fn load(path: &Path) -> Result<SearchIndex, String> {
-        let index: SearchIndex = load_sealed(path)?;
-        check_version(path, index.head.version)?;
-        Ok(index)
+        let view = IndexView::open(path)?;
+        let index = view.to_index();
+        match view.failure() {
+            Some(why) => Err(why.to_string()),
+            None => Ok(index),
+        }
     }
 }
 
-impl IndexPrefix {
-    /// Reads the leading fields of the index at `path` (its checksum is verified whole).
-    pub fn load(path: &Path) -> Result<IndexPrefix, String> {
-        let prefix: IndexPrefix = load_sealed(path)?;
-        check_version(path, prefix.head.version)?;
-        Ok(prefix)
-    }
-}
-
-fn load_sealed<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
-    std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    codec::decode_sealed_file(path).map_err(|e| {
-        format!(
-            "{}: damaged, or not a search index of this version ({e})",
-            path.display()
-        )
-    })
-}
-
-fn check_version(path: &Path, version: u32) -> Result<(), String> {
+pub(crate) fn check_version(path: &Path, version: u32) -> Result<(), String> {
     if version == INDEX_VERSION {
         return Ok(());
     }
@@ -250,13 +199,6 @@ pub fn quantize(vector: &[f32]) -> Vec<u8> {
     row
 }
 
-/// vectors.i8 in memory: rows of [`row_bytes`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct Matrix {
-    bytes: Vec<u8>,
-    dim: usize,
-}
-
 /// One row: `scale × values` approximates the vector.
 #[derive(Debug, Clone, Copy)]
 pub struct Row<'a> {
@@ -264,7 +206,18 @@ pub struct Row<'a> {
     pub values: &'a [u8],
 }
 
-impl Row<'_> {
+impl<'a> Row<'a> {
+    /// A row as vectors.i8 stores it ([`row_bytes`] long).
+    pub fn from_bytes(bytes: &'a [u8]) -> Row<'a> {
+        let (scale, values) = bytes.split_at(4.min(bytes.len()));
+        let mut le = [0u8; 4];
+        le[..scale.len()].copy_from_slice(scale);
+        Row {
+            scale: f32::from_le_bytes(le),
+            values,
+        }
+    }
+
     /// The dot product with `query` (the cosine, for unit vectors).
     pub fn dot(&self, query: &[f32]) -> f32 {
         let sum: f32 = self
@@ -277,38 +230,12 @@ impl Row<'_> {
     }
 }
 
-impl Matrix {
-    pub fn row(&self, row: usize) -> Option<Row<'_>> {
-        let width = row_bytes(self.dim);
-        let bytes = self.bytes.get(row * width..(row + 1) * width)?;
-        let (scale, values) = bytes.split_at(4);
-        Some(Row {
-            scale: f32::from_le_bytes([scale[0], scale[1], scale[2], scale[3]]),
-            values,
-        })
-    }
-}
-
-/// Reads the `rows` rows of vectors.i8 for `dim` dimensions, with the content hash of its bytes
-/// (to compare with [`SearchIndex::vectors_hash`]). The error names the file.
-pub fn load_vectors(path: &Path, rows: usize, dim: usize) -> Result<(Matrix, String), String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if bytes.len() != rows * row_bytes(dim) {
-        return Err(format!(
-            "{}: {} bytes, expected {rows} rows of {dim} dimensions",
-            path.display(),
-            bytes.len()
-        ));
-    }
-    let hash = crate::hash::content_hash(&bytes);
-    Ok((Matrix { bytes, dim }, hash))
-}
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_prefix_of_an_index_gives_each_symbols_text_hash_and_row() {
+    fn an_index_reads_back_in_place_and_whole() {
         let symbol = |id: &str, hash: &str, row: u32| IndexSymbol {
             id: id.to_string(),
             kind: NodeKind::Function,
@@ -316,7 +243,7 @@ mod tests {
             file: "a.py".to_string(),
             line_start: 3,
             line_end: 9,
-            layer: Some(1),
+            layer: Some(0),
             role: Role::Product,
             implements: Some("Trait".to_string()),
             signature: Some("def f(x)".to_string()),
@@ -348,20 +275,43 @@ mod tests {
                 order: 1,
             }],
             symbols: vec![symbol("a.py::f", "h1", 0), symbol("a.py::g", "", NO_VECTOR)],
-            edges: vec![],
-            postings: Postings::default(),
+            edges: vec![IndexEdge {
+                src: 1,
+                dst: 0,
+                kind: EdgeKind::Calls,
+                confidence: 0.75,
+                line: 4,
+            }],
+            postings: Postings {
+                terms: vec!["fetch".to_string(), "get".to_string()],
+                lists: vec![vec![(0, 1), (1, 1)], vec![(1, 2)]],
+                lengths: vec![1, 3],
+            },
         };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("search.bin");
         std::fs::write(&path, index.encode().unwrap()).unwrap();
-        let prefix = IndexPrefix::load(&path).unwrap();
-        assert_eq!((prefix.rows, prefix.vectors_hash.as_str()), (1, "vh"));
-        let got: Vec<(&str, u32)> = prefix
-            .symbols
-            .iter()
-            .map(|s| (s.text_hash.as_str(), s.vector))
+        let view = IndexView::open(&path).unwrap();
+        view.require(&[layout::Section::Records]).unwrap();
+        assert_eq!((view.meta.rows, view.meta.vectors_hash.as_str()), (1, "vh"));
+        let got: Vec<(String, u32)> = (0..2)
+            .map(|i| {
+                (
+                    view.symbol(i).text_hash().into_owned(),
+                    view.symbol(i).vector,
+                )
+            })
             .collect();
-        assert_eq!(got, vec![("h1", 0), ("", NO_VECTOR)]);
+        assert_eq!(got, vec![("h1".to_string(), 0), (String::new(), NO_VECTOR)]);
+        assert_eq!(view.symbol(0).doc().as_deref(), Some("Doc."));
+        assert_eq!(view.symbol(1).parent, Some(0));
+        assert_eq!(view.postings("get"), vec![(1, 2)]);
+        assert_eq!(view.postings("fetch"), vec![(0, 1), (1, 1)]);
+        assert!(view.postings("nothing").is_empty());
+        assert_eq!(view.out_edges(1), vec![0]);
+        assert_eq!(view.in_edges(0), vec![0]);
+        assert_eq!(view.failure(), None);
+        assert_eq!(IndexHead::read(&path), Some(index.head.clone()));
         assert_eq!(SearchIndex::load(&path).unwrap(), index);
     }
 
@@ -371,25 +321,21 @@ mod tests {
         let query = [0.1f32, 0.7, -0.2, 0.4, 0.3, -0.5];
         let row = quantize(&vector);
         assert_eq!(row.len(), row_bytes(vector.len()));
-        let matrix = Matrix {
-            bytes: [row.clone(), quantize(&[0.0; 6])].concat(),
-            dim: 6,
-        };
+        let zero = quantize(&[0.0; 6]);
         let exact: f32 = vector.iter().zip(&query).map(|(a, b)| a * b).sum();
-        let got = matrix.row(0).unwrap().dot(&query);
+        let got = Row::from_bytes(&row).dot(&query);
         // Each component is off by at most half a step of 0.75/127.
         let bound = 0.5 * 0.75 / 127.0 * query.iter().map(|x| x.abs()).sum::<f32>();
         assert!((got - exact).abs() <= bound, "{got} vs {exact}");
         assert_eq!(
-            matrix.row(0).unwrap().values[4] as i8,
+            Row::from_bytes(&row).values[4] as i8,
             -127,
             "the largest is full scale"
         );
         assert_eq!(
-            matrix.row(1).unwrap().dot(&query),
+            Row::from_bytes(&zero).dot(&query),
             0.0,
             "a zero vector stays zero"
         );
-        assert!(matrix.row(2).is_none());
     }
 }
