@@ -12,7 +12,7 @@ seconds="${1:?usage: fuzz/run.sh SECONDS [TARGET...]}"
 shift
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(ndjson layers_config codec python c rust typescript)
+    targets=(ndjson layers_config codec index python c rust typescript)
 fi
 target_dir="${CARGO_TARGET_DIR:-$here/target}"
 cargo build --release --locked --quiet --manifest-path "$here/Cargo.toml" \

@@ -1,6 +1,7 @@
 //! Writes the `codec` corpus: real cache values encoded as tg-extract and tg-embed write them
 //! (the extraction cache of a few fixture files, a small search index, its head), sealed and
-//! unsealed. Run it again when a cache layout changes:
+//! unsealed; and the `index` corpus beside it (`../index`): that index and an empty one as
+//! search.bin files. Run it again when a cache layout changes:
 //!
 //! ```text
 //! cargo run --manifest-path fuzz/Cargo.toml --no-default-features --example codec_seeds -- fuzz/corpus/codec
@@ -136,6 +137,14 @@ fn main() -> Result<(), String> {
         "search-index-default.bin",
         &codec::encode(&SearchIndex::default())?,
     )?;
+    let index_dir = out.join("../index");
+    std::fs::create_dir_all(&index_dir).map_err(|e| e.to_string())?;
+    std::fs::write(index_dir.join("search.bin"), index.encode()?).map_err(|e| e.to_string())?;
+    std::fs::write(
+        index_dir.join("search-empty.bin"),
+        SearchIndex::default().encode()?,
+    )
+    .map_err(|e| e.to_string())?;
     let nested: BTreeMap<String, Vec<Option<u64>>> =
         [("k".to_string(), vec![Some(u64::MAX), None])].into();
     write("sealed-map.bin", &codec::encode_sealed(&nested)?)?;

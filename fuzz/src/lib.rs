@@ -7,9 +7,12 @@
 //!   line length, and what a pass-through stage writes back.
 //! - `layers_config`: `.tldrgraph/layers.config.yaml` ([`layers::parse`], both formats).
 //! - `codec`: the binary caches. `search.bin`'s head is decoded from its first bytes without
-//!   checking its seal ([`tg_shared::search::IndexHead::read`]), so that decode sees raw damage;
-//!   the sealed payloads (extraction cache, search index) are decoded too, as after a seal that
-//!   matched (a cache written by a buggy build).
+//!   checking a checksum ([`tg_shared::search::IndexHead::read`]), so that decode sees raw damage;
+//!   the sealed payloads (extraction cache, the in-memory search index) are decoded too, as after
+//!   a seal that matched (a cache written by a buggy build).
+//! - `index`: `search.bin` as the readers open it in place ([`IndexView`]), as the bytes of the
+//!   file and again with every block checksum recomputed over them, so the section checks behind
+//!   the checksums see the damage too.
 //! - `python`, `c`, `rust`, `typescript`: the extractors, on the source as tg-extract decodes it (lossy
 //!   UTF-8), through [`extract_file`] and the id scheme ([`FileFacts::symbol_ids`]).
 #![forbid(unsafe_code)]
@@ -23,7 +26,9 @@ use tg_shared::codec;
 use tg_shared::layers::{self, NodeView};
 use tg_shared::ndjson::{parse_line, RecordReader, MAX_LINE_BYTES};
 use tg_shared::record::NodeKind;
-use tg_shared::search::{IndexHead, SearchIndex};
+use tg_shared::search::blocks::BlockWriter;
+use tg_shared::search::layout::{Column, Section};
+use tg_shared::search::{IndexHead, IndexView, SearchIndex};
 
 /// 1-based number of the last line of `bytes` (a final line without a newline counts).
 fn line_count(bytes: &[u8]) -> u64 {
@@ -159,6 +164,77 @@ pub fn codec(data: &[u8]) {
             Some(data.to_vec())
         );
     }
+}
+
+/// search.bin read in place: opening it, loading every section and reading every value answers
+/// or refuses, on the bytes as they are and resealed; and a view whose sections all loaded reads
+/// nothing that fails afterwards (the load-time checks cover every later read).
+pub fn index(data: &[u8]) {
+    read_index(data);
+    read_index(&reseal(data));
+}
+
+/// `data` with its block checksums, trailer hash and footer written afresh over the same
+/// content and section directory (as far as the footer can be found; else all of it is content).
+fn reseal(data: &[u8]) -> Vec<u8> {
+    const FOOTER: usize = 56;
+    let le = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as usize;
+    let mut content = data;
+    let mut own: &[u8] = &[];
+    if let Some(at) = data.len().checked_sub(FOOTER) {
+        if &data[at + 48..] == b"TGBLKS01" {
+            content = &data[..at];
+            if let Some(tail) = data.get(le(&data[at..at + 8]).min(at)..at) {
+                content = &data[..at - tail.len()];
+                if tail.len() >= 8 {
+                    let own_len = le(&tail[..8]).min(tail.len() - 8);
+                    own = &tail[8..8 + own_len];
+                }
+            }
+        }
+    }
+    let mut writer = BlockWriter::new(Vec::new());
+    std::io::Write::write_all(&mut writer, content).expect("a write to memory");
+    writer.finish(own).expect("a write to memory")
+}
+
+fn read_index(bytes: &[u8]) {
+    let path = std::env::temp_dir().join(format!(
+        "tg-fuzz-index-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::write(&path, bytes).expect("the scratch file is written");
+    let Ok(view) = IndexView::open(&path) else {
+        return;
+    };
+    let whole = view.require(&Section::all()).is_ok();
+    // Counts are the header's claims until the sections loaded: read a bounded number.
+    let symbols = view.len().min(2048) as u32;
+    for i in (0..symbols).chain([symbols, u32::MAX]) {
+        let s = view.symbol(i);
+        let _ = (s.id(), s.name(), s.file(), s.implements(), s.signature());
+        let _ = (s.intent(), s.intent_source(), s.doc(), s.text_hash());
+        let _ = (view.out_edges(i), view.in_edges(i), view.length(i));
+    }
+    let edges = view.edge_count().min(2048) as u32;
+    for e in (0..edges).chain([edges, u32::MAX]) {
+        let _ = view.edge(e);
+    }
+    let _ = view.total_length();
+    let terms = view.text_count(Column::Term).min(2048) as u32;
+    for t in 0..=terms {
+        let _ = view.postings(&view.text(Column::Term, t));
+    }
+    let _ = view.postings("");
+    if whole {
+        assert_eq!(
+            view.failure(),
+            None,
+            "a read failed after every section loaded"
+        );
+    }
+    let _ = view.to_index();
 }
 
 /// Whatever decodes as `T` encodes, and decodes again to the same encoding (compared as bytes:
@@ -447,6 +523,23 @@ pub const TARGETS: &[Target] = &[
         },
     },
     Target {
+        name: "index",
+        run: index,
+        grammar: Grammar {
+            tokens: &["TGIX", "TGBLKS01", "tg-embed", "static"],
+            raw: &[
+                b"\x00\x00\x00\x00",
+                b"\xff\xff\xff\xff",
+                b"\xff\xff\xff\x7f",
+                b"\x07\x00\x00\x00",
+                b"\x01\x00\x00\x00",
+                b"\x00\x00\x01\x00",
+            ],
+            pairs: &[],
+            ladders: &[],
+        },
+    },
+    Target {
         name: "python",
         run: python,
         grammar: Grammar {
@@ -678,7 +771,13 @@ pub const TARGETS: &[Target] = &[
                 "\u{0}",
             ],
             raw: &[],
-            pairs: &[("{", "}"), ("(", ")"), ("[", "]"), ("<T>(", ")"), ("`${", "}`")],
+            pairs: &[
+                ("{", "}"),
+                ("(", ")"),
+                ("[", "]"),
+                ("<T>(", ")"),
+                ("`${", "}`"),
+            ],
             ladders: &[],
         },
     },

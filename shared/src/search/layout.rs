@@ -111,6 +111,26 @@ pub const FIXED_SECTIONS: usize = 7;
 pub const SECTIONS: usize = FIXED_SECTIONS + 2 * Column::ALL.len();
 
 impl Section {
+    /// Every section, in directory order.
+    pub fn all() -> Vec<Section> {
+        [
+            Section::Records,
+            Section::Edges,
+            Section::Out,
+            Section::In,
+            Section::Lengths,
+            Section::PostingOffsets,
+            Section::PostingEntries,
+        ]
+        .into_iter()
+        .chain(
+            Column::ALL
+                .iter()
+                .flat_map(|&c| [Section::Offsets(c), Section::Blob(c)]),
+        )
+        .collect()
+    }
+
     /// Position in the directory.
     pub fn slot(self) -> usize {
         let column = |c: Column| Column::ALL.iter().position(|&k| k == c).unwrap_or(0);

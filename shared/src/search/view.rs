@@ -151,7 +151,7 @@ impl IndexView {
     }
 
     /// Values in a column: symbols, files or terms.
-    fn column_len(&self, c: Column) -> usize {
+    pub fn text_count(&self, c: Column) -> usize {
         match c {
             Column::File => self.meta.files as usize,
             Column::Term => self.meta.terms as usize,
@@ -325,7 +325,7 @@ impl IndexView {
 
     /// The postings of `term`: (symbol, frequency) by symbol; empty for an unknown term.
     pub fn postings(&self, term: &str) -> Vec<(u32, u16)> {
-        let terms = self.column_len(Column::Term);
+        let terms = self.text_count(Column::Term);
         let (mut low, mut high) = (0usize, terms);
         while low < high {
             let mid = (low + high) / 2;
@@ -465,13 +465,20 @@ impl IndexView {
             Section::Lengths => expect(n * 4),
             Section::PostingOffsets => {
                 let entries = self.directory[Section::PostingEntries.slot()].1 as usize;
-                let terms = self.column_len(Column::Term);
+                let terms = self.text_count(Column::Term);
                 expect((terms + 1) * 4)?;
                 check_offsets(bytes, terms, entries / POSTING)
             }
-            Section::PostingEntries => expect(bytes.len() - bytes.len() % POSTING),
+            Section::PostingEntries => {
+                expect(bytes.len() - bytes.len() % POSTING)?;
+                bytes
+                    .chunks_exact(POSTING)
+                    .all(|p| (u32_at(p, 0) as usize) < n)
+                    .then_some(())
+                    .ok_or_else(|| "a symbol past the end".to_string())
+            }
             Section::Offsets(c) => {
-                let count = self.column_len(c);
+                let count = self.text_count(c);
                 expect((count + 1) * 4)?;
                 check_offsets(
                     bytes,
@@ -482,7 +489,7 @@ impl IndexView {
             Section::Blob(c) => {
                 let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())?;
                 let offsets = self.bytes(Section::Offsets(c));
-                (0..=self.column_len(c))
+                (0..=self.text_count(c))
                     .all(|k| text.is_char_boundary(u32_at(offsets, k) as usize))
                     .then_some(())
                     .ok_or_else(|| "a value cut inside a character".to_string())
@@ -540,20 +547,7 @@ fn check_offsets(bytes: &[u8], count: usize, end: usize) -> Result<(), String> {
 impl IndexView {
     /// The whole index in memory (tests, and tools that rewrite an index).
     pub fn to_index(&self) -> super::SearchIndex {
-        let every: Vec<Section> = [
-            Section::Records,
-            Section::Edges,
-            Section::Lengths,
-            Section::PostingOffsets,
-            Section::PostingEntries,
-        ]
-        .into_iter()
-        .chain(
-            Column::ALL
-                .iter()
-                .flat_map(|&c| [Section::Offsets(c), Section::Blob(c)]),
-        )
-        .collect();
+        let every = Section::all();
         if let Err(why) = self.require(&every) {
             self.fail(why);
         }
