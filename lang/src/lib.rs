@@ -12,6 +12,7 @@ pub mod python;
 pub mod role;
 pub mod rust;
 pub mod walk;
+pub mod walk_snapshot;
 
 pub use facts::{
     Binding, FileFacts, Import, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target, TypeFact,

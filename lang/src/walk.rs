@@ -1,6 +1,7 @@
 //! Finding the source files: .gitignore/.ignore aware, never into `.git/` or `.tldrgraph/`,
 //! never along a symlink out of the root or around a loop.
 
+use crate::walk_snapshot::{self, WalkSnapshot};
 use crate::Language;
 use globset::GlobSet;
 use std::collections::HashMap;
@@ -23,6 +24,8 @@ pub struct SourceFile {
 pub struct WalkResult {
     /// Sorted by `rel`, no duplicates.
     pub files: Vec<SourceFile>,
+    /// The directories entered, repo-relative (`""` for the root), sorted.
+    pub dirs: Vec<String>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -258,6 +261,7 @@ pub fn walk(root: &Path, starts: &[PathBuf], options: &WalkOptions) -> WalkResul
 
     // In parallel (the walk is most of a no-op run on a large tree), then put in order.
     let found: Mutex<Vec<(PathBuf, SourceFile)>> = Mutex::new(Vec::new());
+    let dirs: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let errors: Mutex<Vec<Diagnostic>> = Mutex::new(Vec::new());
     builder.build_parallel().run(|| {
         Box::new(|result| {
@@ -270,6 +274,11 @@ pub fn walk(root: &Path, starts: &[PathBuf], options: &WalkOptions) -> WalkResul
                     return ignore::WalkState::Continue;
                 }
             };
+            if entry.file_type().is_some_and(|t| t.is_dir()) {
+                if let (Some(rel), Ok(mut dirs)) = (relative(root, entry.path()), dirs.lock()) {
+                    dirs.push(rel);
+                }
+            }
             if let Some(file) = source_file(root, &entry, &linked) {
                 if let Ok(mut found) = found.lock() {
                     found.push(file);
@@ -297,7 +306,13 @@ pub fn walk(root: &Path, starts: &[PathBuf], options: &WalkOptions) -> WalkResul
     diagnostics.sort_by(|a, b| {
         (&a.file, &a.code, &a.message, a.line).cmp(&(&b.file, &b.code, &b.message, b.line))
     });
-    WalkResult { files, diagnostics }
+    let mut dirs = dirs.into_inner().unwrap_or_default();
+    dirs.sort();
+    WalkResult {
+        files,
+        dirs,
+        diagnostics,
+    }
 }
 
 /// What changed in the repository at `root` since `state` was written, walking as that build
@@ -312,9 +327,15 @@ pub fn changes_since(
 ) -> Changes {
     let mut globs = layers::repo_excludes(store);
     globs.extend(state.exclude.iter().cloned());
-    let excludes = tg_shared::exclude::compile(&globs).unwrap_or_else(|_| GlobSet::empty());
-    let options = WalkOptions::new(excludes, state.no_ignore);
-    let walked = walk(root, &[root.to_path_buf()], &options);
+    let key = walk_snapshot::key(&globs, state.no_ignore);
+    let walked = WalkSnapshot::walk_if_unchanged(store, root, &key).unwrap_or_else(|| {
+        let excludes = tg_shared::exclude::compile(&globs).unwrap_or_else(|_| GlobSet::empty());
+        walk(
+            root,
+            &[root.to_path_buf()],
+            &WalkOptions::new(excludes, state.no_ignore),
+        )
+    });
     let sources = walked
         .files
         .iter()

@@ -122,6 +122,28 @@ pub struct FileStamp {
     pub inode: u64,
 }
 
+impl FileStamp {
+    /// Whether the file was last modified well before now, so that a content hash found now
+    /// may be kept for this stamp: an edit within the same clock tick as the hash would leave
+    /// the stamp as it is (git's "racy" rule).
+    pub fn settled(&self) -> bool {
+        self.settled_before(now_nanos())
+    }
+
+    /// Whether the file was last modified well before `nanos` (since the epoch): a stamp taken
+    /// after a read that began at `nanos` then says what the read saw.
+    pub fn settled_before(&self, nanos: u128) -> bool {
+        self.modified + RACY_NANOS < nanos && self.changed + RACY_NANOS < nanos
+    }
+}
+
+/// Now, in nanoseconds since the epoch (as [`FileStamp`] keeps times).
+pub fn now_nanos() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}
+
 /// The stamp of `path`, `None` when it cannot be read.
 pub fn file_stamp(path: &Path) -> Option<FileStamp> {
     let meta = std::fs::metadata(path).ok()?;
@@ -204,13 +226,8 @@ impl Verified {
     /// Records that `rel`, stamped `stamp` before it was read, has content `hash`; a stamp too
     /// recent to be trusted is forgotten instead.
     pub fn remember(&mut self, rel: &str, stamp: Option<FileStamp>, hash: &str) {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
         match stamp {
-            Some(stamp)
-                if stamp.modified + RACY_NANOS < now && stamp.changed + RACY_NANOS < now =>
-            {
+            Some(stamp) if stamp.settled() => {
                 if self.hash_of(rel, &stamp) != Some(hash) {
                     self.files
                         .insert(rel.to_string(), (stamp, hash.to_string()));

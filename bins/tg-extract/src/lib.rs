@@ -20,21 +20,16 @@ use cli::Cli;
 use extract::Outcome;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use tg_lang::walk;
+use tg_lang::walk_snapshot::{self, WalkSnapshot};
 use tg_shared::exit;
 use tg_shared::freshness::Verified;
 use tg_shared::ndjson::RecordWriter;
 use tg_shared::record::{EdgeKind, Header, Record};
 use tg_shared::stage::{self, Failure, Progress};
 use tg_shared::store::{self, Store};
-
-fn write_output_file(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
-    store::write_if_changed(path, bytes)
-        .map(|_| ())
-        .map_err(|e| Failure::cant_write(path, &e))
-}
 
 /// The outcome of writing the stream: `Ok(true)` when the reader closed the pipe, which is a
 /// success (`tg-extract . | head`), not an error.
@@ -120,11 +115,40 @@ fn scope(cli: &Cli) -> Result<Scope, Failure> {
     })
 }
 
-/// The source files to extract, with a `no_sources` diagnostic (and why) when there are none.
-fn walk_sources(cli: &Cli, scope: &Scope, store: &Store) -> Result<walk::WalkResult, Failure> {
-    // The config's `exclude:` globs, then the command line's.
+/// The config's `exclude:` globs, then the command line's.
+fn exclude_globs(cli: &Cli, store: &Store) -> Vec<String> {
     let mut exclude = tg_shared::layers::repo_excludes(store);
     exclude.extend(cli.selection.exclude.iter().cloned());
+    exclude
+}
+
+/// The source files: a full walk under the lock starts from the last full walk's snapshot
+/// when no directory or ignore file moved since ([`WalkSnapshot`]), and otherwise walks and
+/// keeps a new snapshot (or drops the last one when this walk's cannot be trusted). The
+/// snapshot is a cache: failing to write it only slows the next run.
+fn walk_or_snapshot(
+    cli: &Cli,
+    scope: &Scope,
+    store: &Store,
+    locked: bool,
+) -> Result<walk::WalkResult, Failure> {
+    if !(locked && scope.full_walk) {
+        return walk_sources(cli, scope, store);
+    }
+    let key = walk_snapshot::key(&exclude_globs(cli, store), cli.selection.no_ignore);
+    if let Some(walked) = WalkSnapshot::walk_if_unchanged(store, &scope.root, &key) {
+        return Ok(walked);
+    }
+    let began = tg_shared::freshness::now_nanos();
+    let walked = walk_sources(cli, scope, store)?;
+    let snapshot = WalkSnapshot::take(&scope.root, key, &walked, began);
+    let _ = WalkSnapshot::save(store, snapshot.as_ref());
+    Ok(walked)
+}
+
+/// The source files to extract, with a `no_sources` diagnostic (and why) when there are none.
+fn walk_sources(cli: &Cli, scope: &Scope, store: &Store) -> Result<walk::WalkResult, Failure> {
+    let exclude = exclude_globs(cli, store);
     let excludes =
         tg_shared::exclude::compile(&exclude).map_err(|e| Failure::new(exit::USAGE, e))?;
     let options = walk::WalkOptions::new(excludes, cli.selection.no_ignore);
@@ -176,19 +200,21 @@ fn reuse_previous_output(
     let Some(mut previous) = previous else {
         return Ok(false);
     };
-    let mut bytes = Vec::new();
-    let copied = match &cli.output {
-        Some(_) => previous.read_to_end(&mut bytes).map(|_| ()),
+    match &cli.output {
+        // Streamed through a temporary file, which replaces the output only if it differs.
+        Some(path) => {
+            let path = scope.cwd.join(path);
+            let cant = |e: io::Error| Failure::cant_write(&path, &e);
+            let mut file = store::AtomicFile::create(&path).map_err(cant)?;
+            io::copy(&mut previous, &mut file).map_err(cant)?;
+            file.commit_if_changed().map_err(cant)?;
+        }
         None => {
             let mut out = io::stdout().lock();
-            io::copy(&mut previous, &mut out).and_then(|_| out.flush())
+            if reader_went_away(io::copy(&mut previous, &mut out).and_then(|_| out.flush()))? {
+                return Ok(true);
+            }
         }
-    };
-    if reader_went_away(copied)? {
-        return Ok(true);
-    }
-    if let Some(path) = &cli.output {
-        write_output_file(&scope.cwd.join(path), &bytes)?;
     }
     progress.say(format_args!(
         "{files_seen} files (0 parsed, {files_seen} unchanged): reused the previous output in {:.2}s",
@@ -295,15 +321,21 @@ fn write_stream(
         writer.flush()
     };
     match &cli.output {
+        // Streamed through a temporary file (the kernel's stream is 1.1 GB), which replaces the
+        // output only if it differs, so Make sees no change on a no-op.
         Some(path) => {
-            let mut bytes = Vec::new();
-            write_all(&mut bytes).map_err(|e| Failure::new(exit::SOFTWARE, e.to_string()))?;
-            write_output_file(&scope.cwd.join(path), &bytes)?;
-            if let Some(writer) = output_cache.as_mut() {
-                if writer.write_all(&bytes).is_err() {
-                    *output_cache = None;
-                }
+            let path = scope.cwd.join(path);
+            let cant = |e: io::Error| Failure::cant_write(&path, &e);
+            let mut file = store::AtomicFile::create(&path).map_err(cant)?;
+            match output_cache.as_mut() {
+                Some(cache_writer) => write_all(&mut Tee {
+                    a: &mut file,
+                    b: cache_writer,
+                }),
+                None => write_all(&mut file),
             }
+            .map_err(cant)?;
+            file.commit_if_changed().map_err(cant)?;
         }
         None => {
             let stdout = io::stdout();
@@ -346,7 +378,7 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
         }
     }
 
-    let walked = walk_sources(&cli, &scope, &store)?;
+    let walked = walk_or_snapshot(&cli, &scope, &store, lock.is_some())?;
     if let (Some(slice), Some(facts_out)) = (cli.shard, &cli.facts_out) {
         return shard::run(slice, walked, cli.max_file_size, facts_out, &progress);
     }

@@ -260,6 +260,35 @@ fn output_is_deterministic_and_incremental_runs_match_clean_runs() {
 }
 
 #[test]
+fn a_settled_tree_is_not_walked_again_until_a_directory_moves() {
+    let root = copy_fixture("python");
+    fs::create_dir_all(root.path().join(".tldrgraph")).unwrap();
+    // Past the racy window: the walk's directories may be trusted from now on.
+    std::thread::sleep(std::time::Duration::from_millis(2_100));
+    let first = extract(root.path(), true);
+    let snapshot = root.path().join(".tldrgraph/cache/walk.bin");
+    assert!(snapshot.exists(), "a settled full walk is kept");
+    let kept = fs::read(&snapshot).unwrap();
+    // The next run starts from the snapshot (and leaves it as it was): the same bytes.
+    assert_eq!(extract(root.path(), true), first);
+    assert_eq!(fs::read(&snapshot).unwrap(), kept);
+
+    // A file added in a directory of the snapshot is found: the directory moved.
+    fs::write(
+        root.path().join("pkg/added.py"),
+        "def added():\n    return 1\n",
+    )
+    .unwrap();
+    let after = extract(root.path(), true);
+    assert_eq!(after, extract(root.path(), false), "the clean run's bytes");
+    assert!(node_ids(&records(&after)).contains(&"pkg/added.py::added".to_string()));
+    assert!(
+        !snapshot.exists(),
+        "a walk over a directory just changed is not kept"
+    );
+}
+
+#[test]
 fn a_damaged_cache_is_ignored_and_rebuilt() {
     let root = copy_fixture("c");
     let clean = extract(root.path(), false);

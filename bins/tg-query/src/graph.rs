@@ -133,7 +133,7 @@ impl Graph {
     /// matrix is never held), hashing it as it goes; why there are no vectors, or why they are
     /// not this index's (a rebuild since, a run killed between the two writes, damage): then
     /// whatever was scored is not to be used.
-    pub fn scan_vectors(&self, mut score: impl FnMut(u32, Row<'_>)) -> Result<(), String> {
+    pub fn scan_vectors(&self, mut score: impl FnMut(u32, Row<'_>) + Send) -> Result<(), String> {
         let meta = &self.index.meta;
         let info = meta
             .embedder
@@ -154,10 +154,18 @@ impl Graph {
             let take = (meta.rows - row).min(SCAN_ROWS as u32) as usize;
             let bytes = &mut chunk[..take * width];
             file.read_exact(bytes).map_err(cannot)?;
-            hasher.update(bytes);
-            for (k, one) in bytes.chunks_exact(width).enumerate() {
-                score(row + k as u32, Row::from_bytes(one));
-            }
+            // The check and the scores at once, on two cores: each takes as long.
+            let bytes = &*bytes;
+            rayon::join(
+                || {
+                    hasher.update(bytes);
+                },
+                || {
+                    for (k, one) in bytes.chunks_exact(width).enumerate() {
+                        score(row + k as u32, Row::from_bytes(one));
+                    }
+                },
+            );
             row += take as u32;
         }
         if hasher.finish() != meta.vectors_hash {

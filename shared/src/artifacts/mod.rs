@@ -55,7 +55,7 @@ pub const INIT_KEY: &str = "init.key";
 pub const INSTALL_MANIFEST: &str = "install.json";
 /// The lock that serialises runs on one repository.
 pub const LOCK: &str = "tldrgraph.lock";
-/// Files only tg-extract writes: [`EXTRACT_CACHE`], [`EXTRACT_OUTPUT`] and [`STAMPS`].
+/// Files only tg-extract writes: [`EXTRACT_CACHE`], [`EXTRACT_OUTPUT`], [`STAMPS`] and [`WALK`].
 pub const CACHE_DIR: &str = "cache";
 /// The extraction cache, per file keyed by content hash (inside [`CACHE_DIR`]).
 pub const EXTRACT_CACHE: &str = "extract.bin";
@@ -64,6 +64,10 @@ pub const EXTRACT_OUTPUT: &str = "extract.out";
 /// Each source file's metadata stamp with the content hash found for it, so that unchanged
 /// files are not read again (inside [`CACHE_DIR`]; `tg_shared::freshness::Verified`).
 pub const STAMPS: &str = "stamps.bin";
+/// The files and directory stamps of tg-extract's last full walk, so that a freshness check
+/// need not walk again while no directory changed (inside [`CACHE_DIR`];
+/// `tg_lang::walk_snapshot`).
+pub const WALK: &str = "walk.bin";
 
 /// Reads the JSON artifact `name`, `what` the messages call it: missing is
 /// [`crate::exit::NO_INPUT`], malformed [`crate::exit::DATA`] naming the line; both say how to

@@ -1,0 +1,252 @@
+//! What a full walk found, kept so that a freshness check need not walk again (git's
+//! "untracked cache"): the source files, with the stamp of every directory the walk entered and
+//! of every ignore file that could have changed its result. While each directory keeps its
+//! stamp no entry was added, removed or renamed in it (the kernel moves a directory's times on
+//! each), and while the ignore files keep theirs the same rules apply; so the walk would find
+//! the same files, and only those files need a `stat`. Any moved stamp, or a stamp too recent
+//! to be trusted when it was taken, means a full walk, as before.
+//!
+//! tg-extract writes it (`.tldrgraph/cache/walk.bin`) after each full walk, under the lock;
+//! [`crate::walk::changes_since`] reads it (status, answers, `ui`, the MCP server, the no-op
+//! `init`).
+
+use crate::walk::{SourceFile, WalkResult};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use tg_shared::artifacts;
+use tg_shared::freshness::{file_stamp, FileStamp};
+use tg_shared::record::Diagnostic;
+use tg_shared::store::{self, Store};
+
+/// Ignore files a directory may hold (the walk obeys `.gitignore` and `.ignore`) and the
+/// repository's own excludes.
+const IGNORE_FILES: &[&str] = &[".gitignore", ".ignore", ".git/info/exclude"];
+
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WalkSnapshot {
+    /// The walk's settings (excludes, `--no-ignore`): another setting is another walk.
+    key: String,
+    /// Repo-relative directories entered, with their stamps.
+    dirs: Vec<(String, FileStamp)>,
+    /// Ignore files in those directories and above the root, absent ones as `None`.
+    ignore_files: Vec<(PathBuf, Option<FileStamp>)>,
+    /// The source files found, repo-relative and sorted.
+    files: Vec<String>,
+    /// What the walk reported (symlinks out of the root, unreadable entries).
+    diagnostics: Vec<Diagnostic>,
+}
+
+fn path(store: &Store) -> PathBuf {
+    store.dir().join(artifacts::CACHE_DIR).join(artifacts::WALK)
+}
+
+/// The key of a walk's settings: its exclude globs (in order) and whether it obeys ignore files.
+pub fn key(excludes: &[String], no_ignore: bool) -> String {
+    let mut key = format!("no_ignore={no_ignore}\n");
+    for glob in excludes {
+        key.push_str(glob);
+        key.push('\n');
+    }
+    key
+}
+
+/// Every ignore file that can change a walk of `root` entering `dirs`: in each, and in each
+/// directory above the root (the walk reads parents' ignore files too).
+fn ignore_files(root: &Path, dirs: &[String]) -> Vec<PathBuf> {
+    let mut places: Vec<PathBuf> = dirs.iter().map(|d| root.join(d)).collect();
+    places.extend(root.ancestors().skip(1).map(Path::to_path_buf));
+    places
+        .iter()
+        .flat_map(|dir| IGNORE_FILES.iter().map(move |name| dir.join(name)))
+        .collect()
+}
+
+impl WalkSnapshot {
+    /// The snapshot of `walked` (a full walk of `root` with the settings `key`, begun at
+    /// `walk_began`, [`tg_shared::freshness::now_nanos`]), or `None` when a directory or ignore
+    /// file changed too close to the walk for its stamp to say what the walk saw.
+    pub fn take(
+        root: &Path,
+        key: String,
+        walked: &WalkResult,
+        walk_began: u128,
+    ) -> Option<WalkSnapshot> {
+        let dirs = walked
+            .dirs
+            .iter()
+            .map(|d| {
+                let stamp = file_stamp(&root.join(d)).filter(|s| s.settled_before(walk_began))?;
+                Some((d.clone(), stamp))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let ignore_files = ignore_files(root, &walked.dirs)
+            .into_iter()
+            .map(|p| match file_stamp(&p) {
+                Some(stamp) if !stamp.settled_before(walk_began) => None,
+                stamp => Some((p, stamp)),
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(WalkSnapshot {
+            key,
+            dirs,
+            ignore_files,
+            files: walked.files.iter().map(|f| f.rel.clone()).collect(),
+            diagnostics: walked.diagnostics.clone(),
+        })
+    }
+
+    /// Saves `snapshot`, or removes the last one when there is none to trust.
+    pub fn save(store: &Store, snapshot: Option<&WalkSnapshot>) -> std::io::Result<()> {
+        match snapshot {
+            Some(snapshot) => {
+                let bytes =
+                    tg_shared::codec::encode_sealed(snapshot).map_err(std::io::Error::other)?;
+                store::write_if_changed(&path(store), &bytes).map(|_| ())
+            }
+            None => match std::fs::remove_file(path(store)) {
+                Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
+                _ => Ok(()),
+            },
+        }
+    }
+
+    /// What a full walk of `root` with the settings `key` would find now, if the saved
+    /// snapshot still holds for every directory and ignore file; `None` otherwise (or when
+    /// there is none, or it is damaged).
+    pub fn walk_if_unchanged(store: &Store, root: &Path, key: &str) -> Option<WalkResult> {
+        let bytes = std::fs::read(path(store)).ok()?;
+        let snapshot: WalkSnapshot = tg_shared::codec::decode_sealed(&bytes).ok()?;
+        let holds = snapshot.key == key
+            && snapshot
+                .dirs
+                .iter()
+                .all(|(d, stamp)| file_stamp(&root.join(d)).as_ref() == Some(stamp))
+            && snapshot
+                .ignore_files
+                .iter()
+                .all(|(p, stamp)| file_stamp(p) == *stamp);
+        if !holds {
+            return None;
+        }
+        let files = snapshot
+            .files
+            .into_iter()
+            .map(|rel| {
+                Some(SourceFile {
+                    abs: root.join(&rel),
+                    lang: crate::for_path(&rel)?,
+                    rel,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(WalkResult {
+            files,
+            dirs: snapshot.dirs.into_iter().map(|(d, _)| d).collect(),
+            diagnostics: snapshot.diagnostics,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::walk::{walk, WalkOptions};
+    use globset::GlobSet;
+    use std::fs;
+
+    /// A repository (with its store) whose directories and ignore file are older than the racy
+    /// window.
+    fn settled_repo() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        fs::create_dir_all(root.join("pkg/gen")).expect("mkdir");
+        // The store exists before a walk is kept (tg-extract holds its lock while it walks).
+        fs::create_dir_all(root.join(".tldrgraph")).expect("mkdir");
+        fs::write(root.join("pkg/a.py"), "def a():\n    pass\n").expect("write");
+        fs::write(root.join("pkg/gen/g.py"), "def g():\n    pass\n").expect("write");
+        fs::write(root.join(".gitignore"), "gen/\n").expect("write");
+        std::thread::sleep(std::time::Duration::from_millis(2_100));
+        dir
+    }
+
+    fn full_walk(root: &Path) -> WalkResult {
+        walk(
+            root,
+            &[root.to_path_buf()],
+            &WalkOptions::new(GlobSet::empty(), false),
+        )
+    }
+
+    /// Walks and saves the snapshot, as tg-extract does.
+    fn snapshot(root: &Path, store: &Store) -> Option<WalkSnapshot> {
+        let began = tg_shared::freshness::now_nanos();
+        let walked = full_walk(root);
+        let snapshot = WalkSnapshot::take(root, key(&[], false), &walked, began);
+        WalkSnapshot::save(store, snapshot.as_ref()).expect("save");
+        snapshot
+    }
+
+    fn files(store: &Store, root: &Path) -> Option<Vec<String>> {
+        WalkSnapshot::walk_if_unchanged(store, root, &key(&[], false))
+            .map(|w| w.files.into_iter().map(|f| f.rel).collect())
+    }
+
+    #[test]
+    fn a_snapshot_answers_until_a_directory_or_an_ignore_file_moves() {
+        let repo = settled_repo();
+        let (root, store) = (repo.path(), Store::at_root(repo.path()));
+        assert!(snapshot(root, &store).is_some(), "settled: trusted");
+        assert_eq!(files(&store, root), Some(vec!["pkg/a.py".to_string()]));
+        assert_eq!(
+            WalkSnapshot::walk_if_unchanged(&store, root, &key(&["x/**".into()], false))
+                .map(|w| w.files.len()),
+            None,
+            "other settings are another walk"
+        );
+
+        // An edit in place leaves the directory alone: the snapshot holds (the file's own
+        // stamp is the content check's business).
+        fs::write(root.join("pkg/a.py"), "def a():\n    return 1\n").expect("edit");
+        assert!(files(&store, root).is_some());
+
+        // A file added: its directory moved.
+        fs::write(root.join("pkg/b.py"), "def b():\n    pass\n").expect("add");
+        assert_eq!(files(&store, root), None);
+        fs::remove_file(root.join("pkg/b.py")).expect("remove");
+        assert_eq!(files(&store, root), None, "removed again: still moved");
+    }
+
+    #[test]
+    fn an_ignore_file_edited_in_place_ends_the_snapshot() {
+        let repo = settled_repo();
+        let (root, store) = (repo.path(), Store::at_root(repo.path()));
+        assert!(snapshot(root, &store).is_some());
+        // The same directory entries; only the rule changed, which un-ignores pkg/gen/g.py.
+        fs::write(root.join(".gitignore"), "nothing/\n").expect("edit");
+        assert_eq!(files(&store, root), None);
+        let walked: Vec<String> = full_walk(root).files.into_iter().map(|f| f.rel).collect();
+        assert_eq!(walked, vec!["pkg/a.py", "pkg/gen/g.py"]);
+    }
+
+    #[test]
+    fn a_walk_over_a_directory_changed_just_before_is_not_kept() {
+        let repo = settled_repo();
+        let (root, store) = (repo.path(), Store::at_root(repo.path()));
+        assert!(snapshot(root, &store).is_some());
+        fs::write(root.join("pkg/c.py"), "def c():\n    pass\n").expect("add");
+        assert_eq!(
+            snapshot(root, &store),
+            None,
+            "pkg/ moved within the racy window"
+        );
+        assert!(
+            !store
+                .dir()
+                .join(artifacts::CACHE_DIR)
+                .join(artifacts::WALK)
+                .exists(),
+            "the old snapshot is dropped"
+        );
+        assert_eq!(files(&store, root), None);
+    }
+}
