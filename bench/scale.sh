@@ -66,8 +66,10 @@ printf '\nint tg_bench_probe(void)\n{\n\treturn 0;\n}\n' >> "$dir/kernel/fork.c"
 stage_peaks "one changed file, to done" "${init[@]}" "$dir"
 cp "$tmp.fork" "$dir/kernel/fork.c"; rm -f "$tmp.fork"
 stage_peaks "the file restored, to done" "${init[@]}" "$dir"
-measure "query (hybrid)" "$bin/tldrgraph" query --root "$dir" "allocate pages for the slab cache"
-measure "trace" "$bin/tldrgraph" trace --root "$dir" kernel_clone copy_process
+# Answers: the first of each is the first after the build; the others show the spread.
+for _ in $(seq "$runs"); do measure "query (hybrid)" "$bin/tldrgraph" query --root "$dir" "allocate pages for the slab cache"; done
+for _ in $(seq "$runs"); do measure "query (lexical)" "$bin/tldrgraph" query --mode lexical --root "$dir" "allocate pages for the slab cache"; done
+for _ in $(seq "$runs"); do measure "trace" "$bin/tldrgraph" trace --root "$dir" kernel_clone copy_process; done
 measure "dead-code" "$bin/tldrgraph" dead-code --root "$dir"
 for _ in $(seq "$runs"); do measure "init no-op" "${init[@]}" "$dir"; done
 for _ in $(seq "$runs"); do measure "tg-extract no-op (as init runs it)" "$bin/tg-extract" --root "$dir" "$dir"; done

@@ -18,10 +18,10 @@
 //! is the surest; a public one may be API used from outside; a method may be reached through
 //! dynamic dispatch the resolver cannot see.
 
-use crate::graph::{location, source_lines, Graph};
+use crate::graph::{location, Graph};
 use regex::Regex;
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use tg_lang::Language;
 use tg_shared::record::{NodeKind, Role};
@@ -113,22 +113,24 @@ impl Scan {
         self
     }
 
-    /// Counts the words of `text` (a file of `lang`, prose already blanked).
-    fn count_words(&mut self, word: &Regex, code: &str) {
+    /// Counts the `wanted` words of `text` (a file of `lang`, prose already blanked).
+    fn count_words(&mut self, word: &Regex, code: &str, wanted: &HashSet<String>) {
         for m in word.find_iter(code) {
             match self.words.get_mut(m.as_str()) {
                 Some(count) => *count += 1,
-                None => {
+                None if wanted.contains(m.as_str()) => {
                     self.words.insert(m.as_str().to_string(), 1);
                 }
+                None => {}
             }
         }
     }
 }
 
 /// Reads the files in parallel, each into a scan of its own part, merged at the end (counts
-/// and sets: the result does not depend on the order).
-fn scan_code(root: &Path, files: &BTreeSet<&str>) -> Scan {
+/// and sets: the result does not depend on the order). Only the `wanted` words (the names of
+/// the candidates) are counted and kept: a large tree has millions of others.
+fn scan_code(root: &Path, files: &BTreeSet<&str>, wanted: &HashSet<String>) -> Scan {
     use rayon::prelude::*;
     let Ok(word) = Regex::new(r"[A-Za-z_][A-Za-z0-9_]*") else {
         return Scan::default();
@@ -143,7 +145,7 @@ fn scan_code(root: &Path, files: &BTreeSet<&str>) -> Scan {
     files
         .par_iter()
         .fold(Scan::default, |mut scan, file| {
-            scan_file(&mut scan, root, file, (&word, &prose));
+            scan_file(&mut scan, root, file, (&word, &prose), wanted);
             scan
         })
         .reduce(Scan::default, Scan::merge)
@@ -154,6 +156,7 @@ fn scan_file(
     root: &Path,
     file: &str,
     (word, prose): (&Regex, &HashMap<&str, Option<Regex>>),
+    wanted: &HashSet<String>,
 ) {
     let Some(lang) = language(file) else { return };
     let Ok(bytes) = std::fs::read(root.join(file)) else {
@@ -164,7 +167,11 @@ fn scan_file(
         scan.reflective.insert(file.to_string());
     }
     if lang.is_interface_file(file) {
-        let words = word.find_iter(&text).map(|m| m.as_str().to_string());
+        let words = word
+            .find_iter(&text)
+            .map(|m| m.as_str())
+            .filter(|w| wanted.contains(*w))
+            .map(str::to_string);
         scan.declared.extend(words);
     }
     let exports: BTreeSet<String> = lang.export_list(&text).into_iter().collect();
@@ -172,20 +179,19 @@ fn scan_file(
         scan.exports.insert(file.to_string(), exports);
     }
     match prose.get(lang.id()).and_then(Option::as_ref) {
-        Some(prose) => scan.count_words(word, &prose.replace_all(&text, " ")),
-        None => scan.count_words(word, &text),
+        Some(prose) => scan.count_words(word, &prose.replace_all(&text, " "), wanted),
+        None => scan.count_words(word, &text, wanted),
     }
 }
 
-/// The definition line and the lines above it that belong to it: decorators (a call spread
-/// over several lines included) and attributes.
-fn preamble(root: &Path, lang: &dyn Language, file: &str, line: u32) -> Vec<String> {
-    let from = line.saturating_sub(15).max(1);
-    let Some(lines) = source_lines(root, file, from, line) else {
-        return Vec::new();
-    };
+/// The definition line (1-based `line` of the file's `lines`) and the lines above it that
+/// belong to it: decorators (a call spread over several lines included) and attributes.
+fn preamble(lines: &[&str], lang: &dyn Language, line: u32) -> Vec<String> {
+    let from = line.saturating_sub(15).max(1) as usize;
+    let upto = (line as usize).min(lines.len());
+    let lines = lines.get(from - 1..upto).unwrap_or(&[]);
     let mut out: Vec<String> = Vec::new();
-    let mut iter = lines.into_iter().rev();
+    let mut iter = lines.iter().rev();
     if let Some(first) = iter.next() {
         out.push(first.trim().to_string());
     }
@@ -225,13 +231,13 @@ struct Evidence {
 }
 
 impl Evidence {
-    fn read(graph: &Graph, root: &Path) -> Self {
+    fn read(graph: &Graph, root: &Path, wanted: &HashSet<String>) -> Self {
         // Every symbol's file is in the index's file table.
         let files: BTreeSet<String> = (0..graph.len() as u32)
             .map(|i| graph.symbol(i).file().into_owned())
             .collect();
         let files: BTreeSet<&str> = files.iter().map(String::as_str).collect();
-        let scan = scan_code(root, &files);
+        let scan = scan_code(root, &files, wanted);
         let (config_words, config_paths) = config_references(root);
         let libraries = files
             .iter()
@@ -317,27 +323,68 @@ fn verdict(kind: NodeKind, private: bool) -> (f64, &'static str) {
     }
 }
 
-pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
-    let evidence = Evidence::read(graph, root);
-    let mut findings = Vec::new();
-    for i in 0..graph.len() as u32 {
+/// Each candidate's [`preamble`], in the candidates' order: the files are read in parallel,
+/// each once however many candidates it holds.
+fn preambles(graph: &Graph, root: &Path, candidates: &[u32]) -> Vec<Vec<String>> {
+    use rayon::prelude::*;
+    let mut by_file: BTreeMap<String, Vec<(usize, u32)>> = BTreeMap::new();
+    for (k, &i) in candidates.iter().enumerate() {
         let symbol = graph.symbol(i);
-        if !matches!(symbol.kind, NodeKind::Function | NodeKind::Method) {
-            continue;
-        }
-        let referenced = graph
-            .index
-            .in_edges(i)
-            .into_iter()
-            .any(|e| graph.index.edge(e).src != i);
-        if referenced {
-            continue;
-        }
+        by_file
+            .entry(symbol.file().into_owned())
+            .or_default()
+            .push((k, symbol.line_start));
+    }
+    let found: Vec<(usize, Vec<String>)> = by_file
+        .into_par_iter()
+        .flat_map_iter(|(file, wanted)| {
+            let text = std::fs::read(root.join(&file))
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .ok();
+            let lines: Vec<&str> = text.as_deref().map_or(Vec::new(), |t| t.lines().collect());
+            let lang = language(&file);
+            wanted
+                .into_iter()
+                .map(|(k, line)| {
+                    let preamble = lang.map_or(Vec::new(), |lang| preamble(&lines, lang, line));
+                    (k, preamble)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut out = vec![Vec::new(); candidates.len()];
+    for (k, lines) in found {
+        out[k] = lines;
+    }
+    out
+}
+
+pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
+    // Functions and methods nothing else in the graph reaches; the rest of the evidence is
+    // read for them only.
+    let candidates: Vec<u32> = (0..graph.len() as u32)
+        .filter(|&i| matches!(graph.symbol(i).kind, NodeKind::Function | NodeKind::Method))
+        .filter(|&i| {
+            !graph
+                .index
+                .in_edges(i)
+                .into_iter()
+                .any(|e| graph.index.edge(e).src != i)
+        })
+        .collect();
+    let wanted: HashSet<String> = candidates
+        .iter()
+        .map(|&i| graph.symbol(i).name().into_owned())
+        .collect();
+    let evidence = Evidence::read(graph, root, &wanted);
+    let preambles = preambles(graph, root, &candidates);
+    let mut findings = Vec::new();
+    for (i, lines) in candidates.into_iter().zip(preambles) {
+        let symbol = graph.symbol(i);
         let file = symbol.file();
         let Some(lang) = language(&file) else {
             continue;
         };
-        let lines = preamble(root, lang, &file, symbol.line_start);
         if evidence.reached_from_outside(graph, lang, &symbol, &lines) {
             continue;
         }
