@@ -128,3 +128,59 @@ fn recipes_answer_from_a_piped_stream() {
         "fan_in\tcross_layer\tkind\tsymbol\n3\t1\tfunction\tpkg/api.py::get\n3\t2\tmethod\tpkg/models.py::Base.save"
     );
 }
+
+/// A stage reading a stream that lasts more than a second says how far it is each second in
+/// which records came (and nothing with `--quiet`): the records are written in two parts, three
+/// seconds apart, so the count at the pause is the first part's.
+#[test]
+fn a_stream_stage_reports_the_records_read_while_its_input_lasts() {
+    use std::io::Write;
+    let repo = tg_integration::layered_fixture("python");
+    let stream = Command::new(stage("tg-extract"))
+        .arg("--root")
+        .arg(repo.path())
+        .arg("--no-cache")
+        .output()
+        .expect("tg-extract");
+    assert!(stream.status.success());
+    let lines: Vec<&[u8]> = stream.stdout.split_inclusive(|&b| b == b'\n').collect();
+    let first = lines.len() / 2;
+    for quiet in [false, true] {
+        let mut classify = Command::new(stage("tg-classify"));
+        classify.current_dir(repo.path());
+        if quiet {
+            classify.arg("--quiet");
+        }
+        let mut child = classify
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn tg-classify");
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(&lines[..first].concat())
+            .expect("first part");
+        stdin.flush().expect("flush");
+        // Long enough for a line to fall in the pause even if the stage starts slowly.
+        std::thread::sleep(std::time::Duration::from_millis(3_000));
+        stdin
+            .write_all(&lines[first..].concat())
+            .expect("second part");
+        drop(stdin);
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .expect("stderr")
+            .read_to_string(&mut stderr)
+            .expect("read stderr");
+        assert!(child.wait().expect("exit").success(), "{stderr}");
+        let meter = format!("tg-classify: read {first} records (");
+        if quiet {
+            assert!(!stderr.contains("records ("), "{stderr}");
+        } else {
+            assert!(stderr.contains(&meter), "no `{meter}` in:\n{stderr}");
+        }
+    }
+}

@@ -186,6 +186,71 @@ impl Progress {
     }
 }
 
+/// Counts the records a stage reads and, while reading lasts longer than a second, says each
+/// second in which records came how far it is: `<stage>: read 120,000 records (98,000/s)` (a
+/// stream has no total, so no time left). It stops when dropped ([`Input`] drops it at the end
+/// of the stream).
+pub struct StreamMeter {
+    count: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    ticker: Option<std::thread::JoinHandle<()>>,
+}
+
+impl StreamMeter {
+    fn tick(&self) {
+        self.count
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl Drop for StreamMeter {
+    fn drop(&mut self) {
+        // Closing the channel wakes the ticker, which ends.
+        self.stop.take();
+        if let Some(ticker) = self.ticker.take() {
+            let _ = ticker.join();
+        }
+    }
+}
+
+impl Progress {
+    /// A meter of the records read (none when quiet).
+    pub fn stream_meter(&self) -> Option<StreamMeter> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        use std::sync::mpsc;
+        if self.quiet {
+            return None;
+        }
+        let count = std::sync::Arc::new(AtomicU64::new(0));
+        let (stop, wait) = mpsc::channel::<()>();
+        let (stage, seen) = (self.stage, std::sync::Arc::clone(&count));
+        let ticker = std::thread::spawn(move || {
+            // A stage waiting on the stage before it stays quiet; the rate is the last line's.
+            let (mut last, mut last_at) = (0u64, std::time::Instant::now());
+            while let Err(mpsc::RecvTimeoutError::Timeout) =
+                wait.recv_timeout(std::time::Duration::from_secs(1))
+            {
+                let done = seen.load(Ordering::Relaxed);
+                if done == last {
+                    continue;
+                }
+                let rate = (done - last) as f64 / last_at.elapsed().as_secs_f64().max(1e-3);
+                eprintln!(
+                    "{stage}: read {} records ({}/s)",
+                    thousands(done),
+                    thousands(rate.round() as u64)
+                );
+                (last, last_at) = (done, std::time::Instant::now());
+            }
+        });
+        Some(StreamMeter {
+            count,
+            stop: Some(stop),
+            ticker: Some(ticker),
+        })
+    }
+}
+
 /// `parsing 12,345 of 55,577 files (2,100/s, about 20 s left)`.
 fn meter_line(
     doing: &str,
@@ -334,6 +399,7 @@ pub struct Input {
     /// How messages name it: the file's path, or `stdin`.
     pub name: String,
     pub reader: RecordReader<Box<dyn BufRead>>,
+    meter: Option<StreamMeter>,
 }
 
 impl Input {
@@ -359,12 +425,27 @@ impl Input {
         Ok(Input {
             name,
             reader: RecordReader::new(reader),
+            meter: None,
         })
+    }
+
+    /// Says how far the reading is each second while it lasts ([`Progress::stream_meter`]).
+    pub fn metered(mut self, progress: &Progress) -> Self {
+        self.meter = progress.stream_meter();
+        self
     }
 
     /// The next line, checked: a malformed line is a [`Failure`] naming the input and the line.
     pub fn next_item(&mut self, check: &mut StreamCheck) -> Option<Result<Item, Failure>> {
-        let item = match self.reader.next_item()? {
+        let Some(next) = self.reader.next_item() else {
+            // The end of the stream: what the stage does next is not reading.
+            self.meter = None;
+            return None;
+        };
+        if let Some(meter) = &self.meter {
+            meter.tick();
+        }
+        let item = match next {
             Ok(item) => item,
             Err(err) => return Some(Err(Failure::bad_stream(&self.name, &err))),
         };

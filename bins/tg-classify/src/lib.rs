@@ -182,7 +182,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     let has_config = config.is_some();
     let config = config.unwrap_or_else(LayerConfig::unclassified);
 
-    let mut input = Input::open(cli.stream.input.as_deref())?;
+    let mut input = Input::open(cli.stream.input.as_deref())?.metered(&progress);
     let mut output = Output::new(cli.stream.output.as_deref());
     let mut tally = Tally::new(config.layers.len());
     if has_config {

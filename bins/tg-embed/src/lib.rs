@@ -177,7 +177,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     // The default model could not be had: installing it is the way on.
     let model_missing = matches!(chosen, Some(Err(_)));
     let mut fingerprint = fingerprint_start(&chosen);
-    let mut input = Input::open(cli.stream.input.as_deref())?;
+    let mut input = Input::open(cli.stream.input.as_deref())?.metered(&progress);
     let mut output = Output::new(cli.stream.output.as_deref());
     let Some(mut seen) = collect::collect(&mut input, &mut output, &OWNED, &mut fingerprint)?
     else {

@@ -412,7 +412,8 @@ fn read_stream(
     spooling: bool,
     output: &mut Output,
 ) -> Result<Option<(Seen, Option<std::fs::File>)>, Failure> {
-    let mut input = Input::open(cli.stream.input.as_deref())?;
+    let progress = Progress::new(STAGE, cli.stage.quiet);
+    let mut input = Input::open(cli.stream.input.as_deref())?.metered(&progress);
     if !spooling {
         let seen = first_pass(
             &mut input,

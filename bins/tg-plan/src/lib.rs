@@ -272,7 +272,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     // Intents live in the store until tg-enrich puts them on the nodes, downstream of us.
     let intents = IntentStore::load(&store.path(artifacts::INTENTS))
         .map_err(|message| Failure::new(exit::DATA, message))?;
-    let mut input = Input::open(cli.stream.input.as_deref())?;
+    let mut input = Input::open(cli.stream.input.as_deref())?.metered(&progress);
     let mut output = Output::new(cli.stream.output.as_deref());
     let Some(seen) = read_stream(&intents, &mut input, &mut output)? else {
         return Ok(());
@@ -284,6 +284,14 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     }
 
     let started = std::time::Instant::now();
+    if progress.elapsed() > 1.0 {
+        // A large graph: ranking takes seconds more, with no count to meter.
+        progress.say(format_args!(
+            "ranking {} symbols and {} edges",
+            seen.plan_input.nodes.len(),
+            seen.plan_input.edges.len()
+        ));
+    }
     let plan = select::plan(&seen.plan_input, &settings);
     let ranking_time = started.elapsed();
     let needing: BTreeSet<String> = plan

@@ -170,7 +170,8 @@ impl Seen {
 /// when stdin was empty (`tg-status < /dev/null`, a harness without a terminal): then the
 /// caller reports the last build instead.
 fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
-    let mut input = Input::open(cli.input.as_deref())?;
+    let progress = Progress::new(STAGE, cli.stage.quiet);
+    let mut input = Input::open(cli.input.as_deref())?.metered(&progress);
     let mut stream = StreamCheck::default();
     let first = input.next_item(&mut stream);
     if first.is_none() && cli.input.is_none() {
@@ -197,7 +198,7 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
     graph.commit().map_err(graph_failure)?;
     SavedState::write(store, &state_json)
         .map_err(|e| Failure::cant_write(&store.path(artifacts::STATE), &e))?;
-    Progress::new(STAGE, cli.stage.quiet).say(format_args!(
+    progress.say(format_args!(
         "{} ({nodes} nodes, {edges} edges, {layers} layers)",
         payload["status"].as_str().unwrap_or("?")
     ));
