@@ -18,9 +18,12 @@ use tg_shared::freshness::{file_stamp, FileStamp};
 use tg_shared::record::Diagnostic;
 use tg_shared::store::{self, Store};
 
-/// Ignore files a directory may hold (the walk obeys `.gitignore` and `.ignore`) and the
-/// repository's own excludes.
-const IGNORE_FILES: &[&str] = &[".gitignore", ".ignore", ".git/info/exclude"];
+/// Ignore files a directory may hold (the walk obeys `.gitignore` and `.ignore`). One created
+/// in a walked directory moves that directory's stamp, so only those present are stamped there.
+const IGNORE_FILES: &[&str] = &[".gitignore", ".ignore"];
+/// A repository's own excludes, created inside `.git/` (which is not walked): stamped present
+/// or absent.
+const GIT_EXCLUDE: &str = ".git/info/exclude";
 
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct WalkSnapshot {
@@ -50,15 +53,26 @@ pub fn key(excludes: &[String], no_ignore: bool) -> String {
     key
 }
 
-/// Every ignore file that can change a walk of `root` entering `dirs`: in each, and in each
-/// directory above the root (the walk reads parents' ignore files too).
-fn ignore_files(root: &Path, dirs: &[String]) -> Vec<PathBuf> {
-    let mut places: Vec<PathBuf> = dirs.iter().map(|d| root.join(d)).collect();
-    places.extend(root.ancestors().skip(1).map(Path::to_path_buf));
-    places
-        .iter()
-        .flat_map(|dir| IGNORE_FILES.iter().map(move |name| dir.join(name)))
-        .collect()
+/// Every ignore file that can change a walk of `root` entering `dirs`, with whether it must be
+/// stamped even when absent: those of each walked directory (present ones only, see
+/// [`IGNORE_FILES`]), each one's `.git/info/exclude`, and all of each directory above the root
+/// (the walk reads parents' ignore files too, and those directories are not stamped).
+fn ignore_files(root: &Path, dirs: &[String]) -> Vec<(PathBuf, bool)> {
+    let walked = dirs.iter().map(|d| root.join(d)).flat_map(|dir| {
+        IGNORE_FILES
+            .iter()
+            .map(|name| (dir.join(name), false))
+            .chain([(dir.join(GIT_EXCLUDE), true)])
+            .collect::<Vec<_>>()
+    });
+    let above = root.ancestors().skip(1).flat_map(|dir| {
+        IGNORE_FILES
+            .iter()
+            .chain([&GIT_EXCLUDE])
+            .map(|name| (dir.join(name), true))
+            .collect::<Vec<_>>()
+    });
+    walked.chain(above).collect()
 }
 
 impl WalkSnapshot {
@@ -81,9 +95,10 @@ impl WalkSnapshot {
             .collect::<Option<Vec<_>>>()?;
         let ignore_files = ignore_files(root, &walked.dirs)
             .into_iter()
-            .map(|p| match file_stamp(&p) {
-                Some(stamp) if !stamp.settled_before(walk_began) => None,
-                stamp => Some((p, stamp)),
+            .filter_map(|(p, even_absent)| match file_stamp(&p) {
+                Some(stamp) if !stamp.settled_before(walk_began) => Some(None),
+                None if !even_absent => None,
+                stamp => Some(Some((p, stamp))),
             })
             .collect::<Option<Vec<_>>>()?;
         Some(WalkSnapshot {
@@ -226,6 +241,19 @@ mod tests {
         assert_eq!(files(&store, root), None);
         let walked: Vec<String> = full_walk(root).files.into_iter().map(|f| f.rel).collect();
         assert_eq!(walked, vec!["pkg/a.py", "pkg/gen/g.py"]);
+    }
+
+    #[test]
+    fn a_git_exclude_created_inside_git_ends_the_snapshot() {
+        let repo = settled_repo();
+        let (root, store) = (repo.path(), Store::at_root(repo.path()));
+        fs::create_dir_all(root.join(".git/info")).expect("mkdir");
+        std::thread::sleep(std::time::Duration::from_millis(2_100));
+        assert!(snapshot(root, &store).is_some());
+        // `.git/` is not walked, so the root's stamp does not move: the exclude's own does.
+        fs::write(root.join(".git/info/exclude"), "pkg/a.py\n").expect("write");
+        assert_eq!(files(&store, root), None);
+        assert!(full_walk(root).files.is_empty(), "the rule applies");
     }
 
     #[test]

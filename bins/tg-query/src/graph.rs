@@ -147,27 +147,45 @@ impl Graph {
         if file.metadata().map_err(cannot)?.len() != expected {
             return Err(format!("{name} does not match the index"));
         }
+        // Three at once: a thread reads the next chunk while this one hashes the last (the
+        // check) and scores it on the other core.
+        let rows = meta.rows;
+        let (full, take) = std::sync::mpsc::sync_channel::<std::io::Result<Vec<u8>>>(2);
         let mut hasher = tg_shared::hash::Hasher::new();
-        let mut chunk = vec![0u8; SCAN_ROWS * width];
-        let mut row = 0u32;
-        while row < meta.rows {
-            let take = (meta.rows - row).min(SCAN_ROWS as u32) as usize;
-            let bytes = &mut chunk[..take * width];
-            file.read_exact(bytes).map_err(cannot)?;
-            // The check and the scores at once, on two cores: each takes as long.
-            let bytes = &*bytes;
-            rayon::join(
-                || {
-                    hasher.update(bytes);
-                },
-                || {
-                    for (k, one) in bytes.chunks_exact(width).enumerate() {
-                        score(row + k as u32, Row::from_bytes(one));
+        std::thread::scope(|scope| -> Result<(), String> {
+            scope.spawn(move || {
+                let mut row = 0u32;
+                while row < rows {
+                    let count = (rows - row).min(SCAN_ROWS as u32) as usize;
+                    let mut bytes = vec![0u8; count * width];
+                    let read = file.read_exact(&mut bytes).map(|()| bytes);
+                    let failed = read.is_err();
+                    if full.send(read).is_err() || failed {
+                        return;
                     }
-                },
-            );
-            row += take as u32;
-        }
+                    row += count as u32;
+                }
+            });
+            let mut row = 0u32;
+            while row < rows {
+                let bytes = take
+                    .recv()
+                    .map_err(|_| format!("{}: cannot be read", self.vectors_path.display()))?
+                    .map_err(cannot)?;
+                rayon::join(
+                    || {
+                        hasher.update(&bytes);
+                    },
+                    || {
+                        for (k, one) in bytes.chunks_exact(width).enumerate() {
+                            score(row + k as u32, Row::from_bytes(one));
+                        }
+                    },
+                );
+                row += (bytes.len() / width) as u32;
+            }
+            Ok(())
+        })?;
         if hasher.finish() != meta.vectors_hash {
             return Err(format!("{name} does not match the index"));
         }

@@ -79,8 +79,9 @@ pub fn lexical(graph: &Graph, query: &str, layer: &Filter) -> Ranked {
 }
 
 fn sort(ranked: &mut Ranked) {
-    // Ties broken by id order, so the same query gives the same answer.
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    // Ties broken by id order, so the same query gives the same answer (and the order is
+    // total: an unstable sort gives it too, faster on a million rows).
+    ranked.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
 }
 
 /// Cosine ranking; `Err` says why there is none (no embeddings, model missing, endpoint down).
