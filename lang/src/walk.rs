@@ -26,6 +26,9 @@ pub struct WalkResult {
     pub files: Vec<SourceFile>,
     /// The directories entered, repo-relative (`""` for the root), sorted.
     pub dirs: Vec<String>,
+    /// The symlinks the walk followed (absolute paths, sorted): what it found through them
+    /// depends on where they lead.
+    pub links: Vec<PathBuf>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -308,9 +311,12 @@ pub fn walk(root: &Path, starts: &[PathBuf], options: &WalkOptions) -> WalkResul
     });
     let mut dirs = dirs.into_inner().unwrap_or_default();
     dirs.sort();
+    let mut links = linked.read().map(|l| l.clone()).unwrap_or_default();
+    links.sort();
     WalkResult {
         files,
         dirs,
+        links,
         diagnostics,
     }
 }

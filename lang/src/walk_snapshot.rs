@@ -33,6 +33,8 @@ pub struct WalkSnapshot {
     dirs: Vec<(String, FileStamp)>,
     /// Ignore files in those directories and above the root, absent ones as `None`.
     ignore_files: Vec<(PathBuf, Option<FileStamp>)>,
+    /// The symlinks followed, repo-relative, with where they led.
+    links: Vec<(String, PathBuf)>,
     /// The source files found, repo-relative and sorted.
     files: Vec<String>,
     /// What the walk reported (symlinks out of the root, unreadable entries).
@@ -43,9 +45,16 @@ fn path(store: &Store) -> PathBuf {
     store.dir().join(artifacts::CACHE_DIR).join(artifacts::WALK)
 }
 
-/// The key of a walk's settings: its exclude globs (in order) and whether it obeys ignore files.
+/// The key of a walk's settings: the build and its languages' extensions, its exclude globs
+/// (in order) and whether it obeys ignore files.
 pub fn key(excludes: &[String], no_ignore: bool) -> String {
-    let mut key = format!("no_ignore={no_ignore}\n");
+    // Another build may read other languages: its walk finds other files.
+    let extensions: Vec<&str> = crate::all_extensions().collect();
+    let mut key = format!(
+        "{}\nextensions={}\nno_ignore={no_ignore}\n",
+        env!("CARGO_PKG_VERSION"),
+        extensions.join(",")
+    );
     for glob in excludes {
         key.push_str(glob);
         key.push('\n');
@@ -85,6 +94,25 @@ impl WalkSnapshot {
         walked: &WalkResult,
         walk_began: u128,
     ) -> Option<WalkSnapshot> {
+        // A symlink refused (out of the root, or leading nowhere yet) or an entry the walk could
+        // not read may change with no stamped directory moving, and a file name that is not
+        // UTF-8 is not found again from its repo-relative form.
+        let same_paths = walked.files.iter().all(|f| f.abs == root.join(&f.rel));
+        if !walked.diagnostics.is_empty() || !same_paths {
+            return None;
+        }
+        // A followed symlink holds while it leads to the same place (a directory there is
+        // stamped through the link).
+        let links = walked
+            .links
+            .iter()
+            .map(|l| {
+                Some((
+                    crate::walk::relative(root, l)?,
+                    std::fs::canonicalize(l).ok()?,
+                ))
+            })
+            .collect::<Option<Vec<_>>>()?;
         let dirs = walked
             .dirs
             .iter()
@@ -105,6 +133,7 @@ impl WalkSnapshot {
             key,
             dirs,
             ignore_files,
+            links,
             files: walked.files.iter().map(|f| f.rel.clone()).collect(),
             diagnostics: walked.diagnostics.clone(),
         })
@@ -139,7 +168,11 @@ impl WalkSnapshot {
             && snapshot
                 .ignore_files
                 .iter()
-                .all(|(p, stamp)| file_stamp(p) == *stamp);
+                .all(|(p, stamp)| file_stamp(p) == *stamp)
+            && snapshot
+                .links
+                .iter()
+                .all(|(l, to)| std::fs::canonicalize(root.join(l)).ok().as_ref() == Some(to));
         if !holds {
             return None;
         }
@@ -157,6 +190,11 @@ impl WalkSnapshot {
         Some(WalkResult {
             files,
             dirs: snapshot.dirs.into_iter().map(|(d, _)| d).collect(),
+            links: snapshot
+                .links
+                .into_iter()
+                .map(|(l, _)| root.join(l))
+                .collect(),
             diagnostics: snapshot.diagnostics,
         })
     }
@@ -254,6 +292,37 @@ mod tests {
         fs::write(root.join(".git/info/exclude"), "pkg/a.py\n").expect("write");
         assert_eq!(files(&store, root), None);
         assert!(full_walk(root).files.is_empty(), "the rule applies");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_keep_the_snapshot_only_while_they_lead_to_the_same_place() {
+        let repo = settled_repo();
+        let (root, store) = (repo.path(), Store::at_root(repo.path()));
+        // Leading nowhere yet: its target may appear where no stamped directory would move.
+        std::os::unix::fs::symlink("../build/gen.py", root.join("pkg/gen.py")).expect("link");
+        std::thread::sleep(std::time::Duration::from_millis(2_100));
+        assert_eq!(snapshot(root, &store), None);
+        assert_eq!(files(&store, root), None);
+
+        // Leading into an ignored directory: kept, until the link (deep in a chain) moves.
+        fs::create_dir_all(root.join("build/one")).expect("mkdir");
+        fs::create_dir_all(root.join("build/two")).expect("mkdir");
+        fs::write(root.join(".gitignore"), "gen/\nbuild/\n").expect("write");
+        fs::write(root.join("build/one/gen.py"), "def one():\n    pass\n").expect("write");
+        fs::write(root.join("build/two/gen.py"), "def two():\n    pass\n").expect("write");
+        std::os::unix::fs::symlink("one", root.join("build/cur")).expect("link");
+        fs::remove_file(root.join("pkg/gen.py")).expect("unlink");
+        std::os::unix::fs::symlink("../build/cur/gen.py", root.join("pkg/gen.py")).expect("link");
+        std::thread::sleep(std::time::Duration::from_millis(2_100));
+        assert!(snapshot(root, &store).is_some());
+        assert_eq!(
+            files(&store, root),
+            Some(vec!["pkg/a.py".to_string(), "pkg/gen.py".to_string()])
+        );
+        fs::remove_file(root.join("build/cur")).expect("unlink");
+        std::os::unix::fs::symlink("two", root.join("build/cur")).expect("link");
+        assert_eq!(files(&store, root), None, "the chain leads elsewhere now");
     }
 
     #[test]

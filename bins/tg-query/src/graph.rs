@@ -143,7 +143,7 @@ impl Graph {
         let name = artifacts::SEARCH_VECTORS;
         let cannot = |e: std::io::Error| format!("{}: {e}", self.vectors_path.display());
         let mut file = std::fs::File::open(&self.vectors_path).map_err(cannot)?;
-        let expected = u64::from(meta.rows) * width as u64;
+        let expected = u64::from(meta.rows).saturating_mul(width as u64);
         if file.metadata().map_err(cannot)?.len() != expected {
             return Err(format!("{name} does not match the index"));
         }
@@ -153,6 +153,8 @@ impl Graph {
         let (full, take) = std::sync::mpsc::sync_channel::<std::io::Result<Vec<u8>>>(2);
         let mut hasher = tg_shared::hash::Hasher::new();
         std::thread::scope(|scope| -> Result<(), String> {
+            // Owned here: if scoring fails, the reader's next send fails and it stops.
+            let take = take;
             scope.spawn(move || {
                 let mut row = 0u32;
                 while row < rows {

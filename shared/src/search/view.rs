@@ -179,7 +179,14 @@ impl IndexView {
         if at.saturating_add(len) as u64 > size {
             return Cow::Borrowed(&[]);
         }
-        match self.file.read(offset + at as u64, len as u64) {
+        let Some(start) = offset.checked_add(at as u64) else {
+            self.fail(format!(
+                "{}: damaged (a section past the end)",
+                self.path.display()
+            ));
+            return Cow::Borrowed(&[]);
+        };
+        match self.file.read(start, len as u64) {
             Ok(bytes) => Cow::Owned(bytes),
             Err(why) => {
                 self.fail(why);

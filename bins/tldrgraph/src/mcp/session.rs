@@ -324,13 +324,16 @@ impl Session {
 
     /// Every dead-code finding of the loaded graph (after [`Session::prepare`]), made once per
     /// graph.
-    pub fn dead_code(&mut self) -> &[Finding] {
+    /// Findings made with a damaged value are refused, and not kept.
+    pub fn dead_code(&mut self) -> Result<&[Finding], Failure> {
         if self.dead_code.is_none() {
             if let Some(graph) = &self.graph {
-                self.dead_code = Some(tg_query::deadcode::find(graph, self.store.root()));
+                let found = tg_query::deadcode::find(graph, self.store.root());
+                graph.check()?;
+                self.dead_code = Some(found);
             }
         }
-        self.dead_code.as_deref().unwrap_or(&[])
+        Ok(self.dead_code.as_deref().unwrap_or(&[]))
     }
 }
 

@@ -439,7 +439,7 @@ pub struct DeadCodeParams {
 
 pub fn dead_code(session: &mut Session, p: DeadCodeParams) -> Answered {
     let (_, freshness) = session.prepare()?;
-    let found = answer::dead_code_of(session.dead_code(), p.min_confidence.unwrap_or(0.0));
+    let found = answer::dead_code_of(session.dead_code()?, p.min_confidence.unwrap_or(0.0));
     respond(found, freshness, p.budget_tokens)
 }
 
