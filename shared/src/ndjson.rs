@@ -196,14 +196,23 @@ impl<R: BufRead> Iterator for RecordReader<R> {
 /// Parses one line of a stream (used by the reader; public for tests and tools).
 pub fn parse_line(line: u64, text: &str) -> Result<Item, NdjsonError> {
     let err = |message: String| NdjsonError { line, message };
-    let tag: TypeTag =
-        serde_json::from_str(text).map_err(|e| err(format!("not a JSON object: {e}")))?;
-    let kind = tag
-        .kind
-        .ok_or_else(|| err("record has no \"type\" field".to_string()))?;
+    let kind = match leading_known_tag(text) {
+        Some(kind) => std::borrow::Cow::Borrowed(kind),
+        None => {
+            let tag: TypeTag =
+                serde_json::from_str(text).map_err(|e| err(format!("not a JSON object: {e}")))?;
+            tag.kind
+                .ok_or_else(|| err("record has no \"type\" field".to_string()))?
+        }
+    };
     let record = if Record::KNOWN_TYPES.contains(&kind.as_ref()) {
-        let record: Record =
-            serde_json::from_str(text).map_err(|e| err(format!("invalid {kind} record: {e}")))?;
+        let record = Record::from_json_tagged(&kind, text).map_err(|e| {
+            // A tag read without a parse says nothing of the rest: name broken JSON as such.
+            match serde_json::from_str::<TypeTag>(text) {
+                Ok(_) => err(format!("invalid {kind} record: {e}")),
+                Err(e) => err(format!("not a JSON object: {e}")),
+            }
+        })?;
         if let Record::Header(header) = &record {
             check_schema(&header.schema).map_err(err)?;
         }
@@ -216,6 +225,18 @@ pub fn parse_line(line: u64, text: &str) -> Result<Item, NdjsonError> {
         raw: text.to_string(),
         record,
     })
+}
+
+/// The `type` of a line that starts `{"type":"<known tag>"`, as every writer of the stream puts
+/// it, read without a JSON parse (the record's own parse then checks the whole line). Any other
+/// line, and an escaped tag, takes the general path.
+fn leading_known_tag(text: &str) -> Option<&'static str> {
+    let rest = text.strip_prefix("{\"type\":\"")?;
+    let tag = &rest[..rest.find('"')?];
+    Record::KNOWN_TYPES
+        .iter()
+        .copied()
+        .find(|known| *known == tag)
 }
 
 fn check_schema(schema: &str) -> Result<(), String> {
