@@ -4,6 +4,7 @@
 //! embedder, hashing and exit codes. It knows no language: those are tg-lang (rules, the walk)
 //! and tg-parse (grammars).
 
+mod alloc;
 pub mod approval;
 pub mod artifacts;
 pub mod codec;

@@ -6,11 +6,9 @@
 
 #![allow(clippy::print_stdout, clippy::exit)]
 
+// The allocator is tg-extract's (tg_shared's, linked through tg_lang), so the floor is a fair
+// baseline.
 use rayon::prelude::*;
-
-// The same allocator as tg-extract, so the floor is a fair baseline.
-#[global_allocator]
-static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 use std::time::Instant;
 
 fn main() {
