@@ -107,6 +107,9 @@ pub struct Resolver<'a> {
     attr_types: HashMap<(u32, u32, &'a str), Vec<u32>>,
     /// (lang, name) → test fixtures of that name.
     fixtures: HashMap<(&'static str, &'a str), Vec<Sym>>,
+    /// Each file's included modules (C `#include`), in the order of its includes: a name not
+    /// found in the file is looked up in them, so each is resolved once, not once per call.
+    included: Vec<Vec<u32>>,
 }
 
 /// Another package of the repository as code names it: `(language, name, its root module key)`,
@@ -145,6 +148,7 @@ impl<'a> Resolver<'a> {
             var_types: HashMap::default(),
             attr_types: HashMap::default(),
             fixtures: HashMap::default(),
+            included: Vec::new(),
         };
         let package_dirs: HashSet<&str> = units
             .iter()
@@ -165,7 +169,28 @@ impl<'a> Resolver<'a> {
             r.index_scopes(f, unit);
         }
         r.add_aliases(aliases);
+        r.included = (0..units.len() as u32)
+            .into_par_iter()
+            .map(|f| r.resolve_includes(f))
+            .collect();
         r
+    }
+
+    /// The modules file `f` includes, in order: for each include, its first target that
+    /// resolves to a file of the repository.
+    fn resolve_includes(&self, f: u32) -> Vec<u32> {
+        let unit = &self.units[f as usize];
+        unit.facts
+            .imports
+            .iter()
+            .filter(|import| import.edge == Some(EdgeKind::Includes))
+            .filter_map(|import| {
+                import
+                    .target
+                    .iter()
+                    .find_map(|t| self.module_ref(unit, f, t))
+            })
+            .collect()
     }
 
     /// Indexes the symbols of file `f`: children by name, top-level callables, methods by owner
@@ -1191,22 +1216,9 @@ impl<'a> Resolver<'a> {
             }
         }
         // C: definitions in the headers this file includes.
-        let unit = &self.units[f as usize];
-        for import in &unit.facts.imports {
-            if import.edge != Some(EdgeKind::Includes) {
-                continue;
-            }
-            if let Some(m) = import
-                .target
-                .iter()
-                .find_map(|t| self.module_ref(unit, f, t))
-            {
-                if let Some(defs) = self.children.get(&(m, 0, name)) {
-                    return Lookup::Symbols(
-                        defs.iter().map(|&d| (m, d)).collect(),
-                        Resolution::Import,
-                    );
-                }
+        for &m in &self.included[f as usize] {
+            if let Some(defs) = self.children.get(&(m, 0, name)) {
+                return Lookup::Symbols(defs.iter().map(|&d| (m, d)).collect(), Resolution::Import);
             }
         }
         // Another package of the repository, named in a path (`tg_shared::stage::f()`).
