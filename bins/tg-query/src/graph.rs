@@ -151,6 +151,9 @@ impl Graph {
         // check) and scores it on the other core.
         let rows = meta.rows;
         let (full, take) = std::sync::mpsc::sync_channel::<std::io::Result<Vec<u8>>>(2);
+        // Scored chunks go back to the reader: a fresh buffer per chunk is a fresh mapping
+        // from the allocator, paid for in page faults and zeroing on every chunk.
+        let (spent, reuse) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
         let mut hasher = tg_shared::hash::Hasher::new();
         std::thread::scope(|scope| -> Result<(), String> {
             // Owned here: if scoring fails, the reader's next send fails and it stops.
@@ -159,7 +162,8 @@ impl Graph {
                 let mut row = 0u32;
                 while row < rows {
                     let count = (rows - row).min(SCAN_ROWS as u32) as usize;
-                    let mut bytes = vec![0u8; count * width];
+                    let mut bytes = reuse.try_recv().unwrap_or_default();
+                    bytes.resize(count * width, 0);
                     let read = file.read_exact(&mut bytes).map(|()| bytes);
                     let failed = read.is_err();
                     if full.send(read).is_err() || failed {
@@ -185,6 +189,8 @@ impl Graph {
                     },
                 );
                 row += (bytes.len() / width) as u32;
+                // The reader may have stopped (its last chunk sent): the buffer is then dropped.
+                let _ = spent.try_send(bytes);
             }
             Ok(())
         })?;
