@@ -20,8 +20,9 @@
 
 use crate::graph::{location, Graph};
 use regex::Regex;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use tg_lang::Language;
 use tg_shared::record::{NodeKind, Role};
@@ -63,10 +64,7 @@ fn config_references(root: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
         r"[A-Za-z0-9_./-]+\.(?:{})\b",
         extensions.into_iter().collect::<Vec<_>>().join("|")
     );
-    let (Ok(word), Ok(path)) = (
-        Regex::new(r"[A-Za-z_][A-Za-z0-9_]*"),
-        Regex::new(&source_path),
-    ) else {
+    let Ok(path) = Regex::new(&source_path) else {
         return (words, paths);
     };
     let names: BTreeSet<&str> = tg_lang::REGISTRY
@@ -77,7 +75,7 @@ fn config_references(root: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
         let Ok(text) = std::fs::read_to_string(root.join(name)) else {
             continue;
         };
-        words.extend(word.find_iter(&text).map(|m| m.as_str().to_string()));
+        words.extend(identifiers(&text).map(str::to_string));
         paths.extend(
             path.find_iter(&text)
                 .map(|m| m.as_str().trim_start_matches("./").to_string()),
@@ -95,7 +93,8 @@ fn config_references(root: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
 /// a callback, by `getattr`, returned from a decorator.
 #[derive(Default)]
 struct Scan {
-    words: HashMap<String, u32>,
+    /// Occurrences of each wanted word, by its slot (empty while none was seen).
+    counts: Vec<u32>,
     reflective: BTreeSet<String>,
     exports: HashMap<String, BTreeSet<String>>,
     declared: BTreeSet<String>,
@@ -103,9 +102,12 @@ struct Scan {
 
 impl Scan {
     /// Adds what another part of the files told.
-    fn merge(mut self, other: Scan) -> Scan {
-        for (word, count) in other.words {
-            *self.words.entry(word).or_default() += count;
+    fn merge(mut self, mut other: Scan) -> Scan {
+        if self.counts.len() < other.counts.len() {
+            std::mem::swap(&mut self.counts, &mut other.counts);
+        }
+        for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
+            *mine += theirs;
         }
         self.reflective.extend(other.reflective);
         self.exports.extend(other.exports);
@@ -114,27 +116,49 @@ impl Scan {
     }
 
     /// Counts the `wanted` words of `text` (a file of `lang`, prose already blanked).
-    fn count_words(&mut self, word: &Regex, code: &str, wanted: &HashSet<String>) {
-        for m in word.find_iter(code) {
-            match self.words.get_mut(m.as_str()) {
-                Some(count) => *count += 1,
-                None if wanted.contains(m.as_str()) => {
-                    self.words.insert(m.as_str().to_string(), 1);
+    fn count_words(&mut self, code: &str, wanted: &Wanted) {
+        for word in identifiers(code) {
+            if let Some(&slot) = wanted.get(word) {
+                if self.counts.is_empty() {
+                    self.counts = vec![0; wanted.len()];
                 }
-                None => {}
+                self.counts[slot as usize] += 1;
             }
         }
     }
 }
 
+/// The words whose occurrences are counted (the candidates' names), each with its slot in
+/// [`Scan::counts`].
+type Wanted = FxHashMap<String, u32>;
+
+/// The identifiers of `text` (`[A-Za-z_][A-Za-z0-9_]*`, leftmost and longest, as that regex
+/// finds them), by a scan of its bytes: a regex searched forwards and back for each of the
+/// hundreds of millions of words in a large tree was most of dead-code's time.
+fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < bytes.len() && !(bytes[at].is_ascii_alphabetic() || bytes[at] == b'_') {
+            at += 1;
+        }
+        if at == bytes.len() {
+            return None;
+        }
+        let start = at;
+        while at < bytes.len() && (bytes[at].is_ascii_alphanumeric() || bytes[at] == b'_') {
+            at += 1;
+        }
+        // Both ends sit next to ASCII bytes (or the text's ends): character boundaries.
+        Some(&text[start..at])
+    })
+}
+
 /// Reads the files in parallel, each into a scan of its own part, merged at the end (counts
 /// and sets: the result does not depend on the order). Only the `wanted` words (the names of
 /// the candidates) are counted and kept: a large tree has millions of others.
-fn scan_code(root: &Path, files: &BTreeSet<&str>, wanted: &HashSet<String>) -> Scan {
+fn scan_code(root: &Path, files: &BTreeSet<&str>, wanted: &Wanted) -> Scan {
     use rayon::prelude::*;
-    let Ok(word) = Regex::new(r"[A-Za-z_][A-Za-z0-9_]*") else {
-        return Scan::default();
-    };
     // Prose does not call anything: comments and docstrings are left out of the count, with
     // each language's own syntax (a C `#define` and a Python `//` are code).
     let prose: HashMap<&str, Option<Regex>> = tg_lang::REGISTRY
@@ -145,7 +169,7 @@ fn scan_code(root: &Path, files: &BTreeSet<&str>, wanted: &HashSet<String>) -> S
     files
         .par_iter()
         .fold(Scan::default, |mut scan, file| {
-            scan_file(&mut scan, root, file, (&word, &prose), wanted);
+            scan_file(&mut scan, root, file, &prose, wanted);
             scan
         })
         .reduce(Scan::default, Scan::merge)
@@ -155,22 +179,24 @@ fn scan_file(
     scan: &mut Scan,
     root: &Path,
     file: &str,
-    (word, prose): (&Regex, &HashMap<&str, Option<Regex>>),
-    wanted: &HashSet<String>,
+    prose: &HashMap<&str, Option<Regex>>,
+    wanted: &Wanted,
 ) {
     let Some(lang) = language(file) else { return };
     let Ok(bytes) = std::fs::read(root.join(file)) else {
         return;
     };
-    let text = String::from_utf8_lossy(&bytes);
+    // Checked whole first: the lossy reading is slower on the valid text nearly all files are.
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(&bytes),
+    };
     if lang.reflection_markers().iter().any(|m| text.contains(m)) {
         scan.reflective.insert(file.to_string());
     }
     if lang.is_interface_file(file) {
-        let words = word
-            .find_iter(&text)
-            .map(|m| m.as_str())
-            .filter(|w| wanted.contains(*w))
+        let words = identifiers(&text)
+            .filter(|w| wanted.contains_key(*w))
             .map(str::to_string);
         scan.declared.extend(words);
     }
@@ -179,8 +205,8 @@ fn scan_file(
         scan.exports.insert(file.to_string(), exports);
     }
     match prose.get(lang.id()).and_then(Option::as_ref) {
-        Some(prose) => scan.count_words(word, &prose.replace_all(&text, " "), wanted),
-        None => scan.count_words(word, &text, wanted),
+        Some(prose) => scan.count_words(&prose.replace_all(&text, " "), wanted),
+        None => scan.count_words(&text, wanted),
     }
 }
 
@@ -220,7 +246,7 @@ struct Evidence {
     /// Names the interface files (C headers) declare.
     declared: BTreeSet<String>,
     /// How often each word occurs in the code, and the files that look names up at run time.
-    words: HashMap<String, u32>,
+    words: FxHashMap<String, u32>,
     reflective: BTreeSet<String>,
     /// Names and paths the repository's configuration files refer to.
     config_words: BTreeSet<String>,
@@ -231,7 +257,7 @@ struct Evidence {
 }
 
 impl Evidence {
-    fn read(graph: &Graph, root: &Path, wanted: &HashSet<String>) -> Self {
+    fn read(graph: &Graph, root: &Path, wanted: &Wanted) -> Self {
         // Every symbol's file is in the index's file table.
         let files: BTreeSet<String> = (0..graph.len() as u32)
             .map(|i| graph.symbol(i).file().into_owned())
@@ -247,7 +273,13 @@ impl Evidence {
         Evidence {
             exports: scan.exports,
             declared: scan.declared,
-            words: scan.words,
+            words: wanted
+                .iter()
+                .filter_map(|(word, &slot)| {
+                    let count = scan.counts.get(slot as usize).copied().unwrap_or(0);
+                    (count > 0).then(|| (word.clone(), count))
+                })
+                .collect(),
             reflective: scan.reflective,
             config_words,
             config_paths,
@@ -372,10 +404,11 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
                 .any(|e| graph.index.edge(e).src != i)
         })
         .collect();
-    let wanted: HashSet<String> = candidates
+    let names: BTreeSet<String> = candidates
         .iter()
         .map(|&i| graph.symbol(i).name().into_owned())
         .collect();
+    let wanted: Wanted = names.into_iter().zip(0..).collect();
     let evidence = Evidence::read(graph, root, &wanted);
     let preambles = preambles(graph, root, &candidates);
     let mut findings = Vec::new();
@@ -414,4 +447,29 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
     }
     findings.sort_by(|a, b| b.confidence.total_cmp(&a.confidence).then(a.id.cmp(&b.id)));
     findings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::identifiers;
+
+    /// The byte scan finds what the regex it replaced finds, on text meant to trip it:
+    /// digits before and inside words, underscores alone, non-ASCII letters beside words.
+    #[test]
+    fn identifiers_are_what_the_word_regex_finds() {
+        let word = regex::Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").unwrap();
+        let texts = [
+            "",
+            "int main(void) { return 0; }",
+            "1abc 2_x __init__ a1b2 9 _ __",
+            "caf\u{e9}_bar na\u{ef}ve \u{3bb}x \u{1f600}emoji_1",
+            "x->y.z::w /* c */ // d\n#define FOO(a,b) a##b",
+            "tail_word",
+        ];
+        for text in texts {
+            let expected: Vec<&str> = word.find_iter(text).map(|m| m.as_str()).collect();
+            let found: Vec<&str> = identifiers(text).collect();
+            assert_eq!(found, expected, "{text:?}");
+        }
+    }
 }
