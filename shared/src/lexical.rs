@@ -12,57 +12,95 @@ const STOPWORDS: &[&str] = &[
 /// Splits `word` (letters and digits only) at camelCase humps: `HTTPServerError` gives
 /// `HTTP`, `Server`, `Error`.
 fn humps(word: &str) -> Vec<&str> {
-    let chars: Vec<(usize, char)> = word.char_indices().collect();
     let mut parts = Vec::new();
+    push_humps(word, &mut parts);
+    parts
+}
+
+/// [`humps`] appended to `parts`, looking one character ahead instead of collecting them.
+fn push_humps<'a>(word: &'a str, parts: &mut Vec<&'a str>) {
+    let mut chars = word.char_indices().peekable();
     let mut start = 0;
-    for i in 1..chars.len() {
-        let (at, c) = chars[i];
-        let prev = chars[i - 1].1;
-        let next = chars.get(i + 1).map(|&(_, n)| n);
-        let boundary = (c.is_uppercase() && prev.is_lowercase())
-            || (c.is_uppercase() && prev.is_uppercase() && next.is_some_and(char::is_lowercase))
-            || (c.is_ascii_digit() != prev.is_ascii_digit());
-        if boundary {
-            parts.push(&word[start..at]);
-            start = at;
+    if let Some((_, mut prev)) = chars.next() {
+        while let Some((at, c)) = chars.next() {
+            let next = chars.peek().map(|&(_, n)| n);
+            let boundary = (c.is_uppercase() && prev.is_lowercase())
+                || (c.is_uppercase()
+                    && prev.is_uppercase()
+                    && next.is_some_and(char::is_lowercase))
+                || (c.is_ascii_digit() != prev.is_ascii_digit());
+            if boundary {
+                parts.push(&word[start..at]);
+                start = at;
+            }
+            prev = c;
         }
     }
     parts.push(&word[start..]);
-    parts
 }
 
 /// A light suffix stemmer: enough that `requests`, `requested` and `request` meet.
 pub fn stem(word: &str) -> String {
+    word[..stemmed_len(word)].to_string()
+}
+
+/// The length of `word`'s stem: the stem is always a prefix, so a term is cut, not copied.
+fn stemmed_len(word: &str) -> usize {
     for suffix in ["ing", "ed", "es", "s"] {
         if let Some(base) = word.strip_suffix(suffix) {
             if base.len() >= 3 && !base.ends_with('s') {
-                return base.to_string();
+                return base.len();
             }
         }
     }
-    word.to_string()
+    word.len()
 }
 
-/// The terms of `text`, in order, duplicates kept (term frequency counts).
+/// `word` lower-cased; ASCII (nearly every identifier) without the Unicode tables.
+fn lowercase(word: &str) -> String {
+    if word.is_ascii() {
+        word.to_ascii_lowercase()
+    } else {
+        word.to_lowercase()
+    }
+}
+
+/// A compound identifier kept whole: lower-cased, its underscores dropped.
+fn whole(identifier: &str) -> String {
+    if identifier.is_ascii() {
+        identifier
+            .bytes()
+            .filter(|&b| b != b'_')
+            .map(|b| char::from(b.to_ascii_lowercase()))
+            .collect()
+    } else {
+        // Unicode lower-casing of a whole string differs from a character's (a final sigma).
+        identifier.to_lowercase().replace('_', "")
+    }
+}
+
+/// The terms of `text`, in order, duplicates kept (term frequency counts). Every symbol's
+/// text goes through here when the index is built, so it allocates once per term.
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
+    let mut parts: Vec<&str> = Vec::new();
     for identifier in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
         if identifier.is_empty() {
             continue;
         }
-        let parts: Vec<&str> = identifier
-            .split('_')
-            .filter(|p| !p.is_empty())
-            .flat_map(humps)
-            .collect();
+        parts.clear();
+        for piece in identifier.split('_').filter(|p| !p.is_empty()) {
+            push_humps(piece, &mut parts);
+        }
         for part in &parts {
-            let lower = part.to_lowercase();
+            let mut lower = lowercase(part);
             if lower.len() > 1 && !STOPWORDS.contains(&lower.as_str()) {
-                out.push(stem(&lower));
+                lower.truncate(stemmed_len(&lower));
+                out.push(lower);
             }
         }
         if parts.len() > 1 {
-            out.push(identifier.to_lowercase().replace('_', ""));
+            out.push(whole(identifier));
         }
     }
     out
@@ -104,5 +142,81 @@ mod tests {
             humanise("pkg/api.py::Session.getConnection"),
             "pkg api py session get connection"
         );
+    }
+
+    /// The terms as the first version computed them (a Vec of characters per word, a copy per
+    /// step): the oracle the allocation-lean version must equal.
+    fn terms_as_first_written(text: &str) -> Vec<String> {
+        fn humps(word: &str) -> Vec<&str> {
+            let chars: Vec<(usize, char)> = word.char_indices().collect();
+            let mut parts = Vec::new();
+            let mut start = 0;
+            for i in 1..chars.len() {
+                let (at, c) = chars[i];
+                let prev = chars[i - 1].1;
+                let next = chars.get(i + 1).map(|&(_, n)| n);
+                let boundary = (c.is_uppercase() && prev.is_lowercase())
+                    || (c.is_uppercase()
+                        && prev.is_uppercase()
+                        && next.is_some_and(char::is_lowercase))
+                    || (c.is_ascii_digit() != prev.is_ascii_digit());
+                if boundary {
+                    parts.push(&word[start..at]);
+                    start = at;
+                }
+            }
+            parts.push(&word[start..]);
+            parts
+        }
+        fn stem(word: &str) -> String {
+            for suffix in ["ing", "ed", "es", "s"] {
+                if let Some(base) = word.strip_suffix(suffix) {
+                    if base.len() >= 3 && !base.ends_with('s') {
+                        return base.to_string();
+                    }
+                }
+            }
+            word.to_string()
+        }
+        let mut out = Vec::new();
+        for identifier in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+            if identifier.is_empty() {
+                continue;
+            }
+            let parts: Vec<&str> = identifier
+                .split('_')
+                .filter(|p| !p.is_empty())
+                .flat_map(humps)
+                .collect();
+            for part in &parts {
+                let lower = part.to_lowercase();
+                if lower.len() > 1 && !STOPWORDS.contains(&lower.as_str()) {
+                    out.push(stem(&lower));
+                }
+            }
+            if parts.len() > 1 {
+                out.push(identifier.to_lowercase().replace('_', ""));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn terms_equal_the_first_version_on_hand_picked_text() {
+        for text in [
+            "HTTPServerError in get_connection_pool()",
+            "__init__ _x_ a__b ABCdef XMLHttpRequest2Go v8_engine",
+            "\u{3a3}\u{3a3}_ODY\u{3a3} caf\u{c9}Cr\u{e8}me \u{130}stanbul_ok stra\u{df}e",
+            "processes queued passes gets sings is_ready tests",
+        ] {
+            assert_eq!(terms(text), terms_as_first_written(text), "{text:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn terms_equal_the_first_version(text in "[a-zA-Z0-9_ .:ÉéΣσςİß()-]{0,40}") {
+            proptest::prop_assert_eq!(terms(&text), terms_as_first_written(&text));
+        }
     }
 }
