@@ -63,13 +63,16 @@ pub fn pagerank(graph: &Graph) -> Vec<f64> {
             .map(|v| rank[v])
             .sum();
         let spread = damping * dangling / n as f64;
+        // What each node gives each of its out-edges: divided once per node, not per edge
+        // (the same quotient, so the same sums).
+        let share: Vec<f64> = (0..n)
+            .into_par_iter()
+            .map(|u| rank[u] / graph.out[u].len() as f64)
+            .collect();
         let next: Vec<f64> = (0..n)
             .into_par_iter()
             .map(|v| {
-                let incoming: f64 = graph.into[v]
-                    .iter()
-                    .map(|&u| rank[u as usize] / graph.out[u as usize].len() as f64)
-                    .sum();
+                let incoming: f64 = graph.into[v].iter().map(|&u| share[u as usize]).sum();
                 base + spread + damping * incoming
             })
             .collect();
