@@ -15,7 +15,6 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use tg_shared::artifacts;
 use tg_shared::freshness::{file_stamp, FileStamp};
-use tg_shared::record::Diagnostic;
 use tg_shared::store::{self, Store};
 
 /// Ignore files a directory may hold (the walk obeys `.gitignore` and `.ignore`). One created
@@ -35,10 +34,9 @@ pub struct WalkSnapshot {
     ignore_files: Vec<(PathBuf, Option<FileStamp>)>,
     /// The symlinks followed, repo-relative, with where they led.
     links: Vec<(String, PathBuf)>,
-    /// The source files found, repo-relative and sorted.
+    /// The source files found, repo-relative and sorted. (No diagnostics: a walk that
+    /// reported anything is not kept, see [`WalkSnapshot::take`].)
     files: Vec<String>,
-    /// What the walk reported (symlinks out of the root, unreadable entries).
-    diagnostics: Vec<Diagnostic>,
 }
 
 fn path(store: &Store) -> PathBuf {
@@ -135,7 +133,6 @@ impl WalkSnapshot {
             ignore_files,
             links,
             files: walked.files.iter().map(|f| f.rel.clone()).collect(),
-            diagnostics: walked.diagnostics.clone(),
         })
     }
 
@@ -195,7 +192,8 @@ impl WalkSnapshot {
                 .into_iter()
                 .map(|(l, _)| root.join(l))
                 .collect(),
-            diagnostics: snapshot.diagnostics,
+            // Only a walk that reported nothing was kept.
+            diagnostics: Vec::new(),
         })
     }
 }
