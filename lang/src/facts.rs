@@ -29,6 +29,16 @@ pub struct FileFacts {
 }
 
 impl FileFacts {
+    /// Gives back the spare capacity the lists grew while extracting: every file's facts are
+    /// held until the whole repository is resolved (the kernel's are over a gigabyte).
+    pub fn shrink_to_fit(&mut self) {
+        self.symbols.shrink_to_fit();
+        self.imports.shrink_to_fit();
+        self.refs.shrink_to_fit();
+        self.locals.shrink_to_fit();
+        self.types.shrink_to_fit();
+    }
+
     /// `name`, a variable of `scope`, holds `value` (evaluated in that scope).
     pub fn variable_type(&mut self, scope: u32, name: String, value: Value, declared: bool) {
         self.types.push(TypeFact {

@@ -255,7 +255,10 @@ fn extract_one(
         return done(Outcome::Skipped, vec![diagnostic], changed_while_read);
     }
     let facts: FileFacts = match tg_parse::extract_file(lang, &rel, &source) {
-        Ok(facts) => facts,
+        Ok(mut facts) => {
+            facts.shrink_to_fit();
+            facts
+        }
         Err(err) => {
             let diagnostic = diag(
                 &rel,

@@ -14,17 +14,56 @@ use tg_shared::record::{Diagnostic, Edge, EdgeKind, FileRecord, Node, Record, Re
 pub struct Graph<'a> {
     units: Vec<Unit<'a>>,
     files: Vec<FileRecord>,
-    ids: Vec<Vec<String>>,
-    edges: Vec<Aggregated>,
+    ids: Vec<FileIds>,
+    /// Each file's edges (their sources are its symbols), aggregated and sorted by ids.
+    edges: Vec<Vec<Aggregated>>,
+    /// The stream's edge order: the runs of each file's edges that share a source, sorted by
+    /// that source's id (a source's edges are all in its own file's list).
+    runs: Vec<Run>,
     diagnostics: Vec<Diagnostic>,
     pub nodes: u64,
     pub edges_by_kind: BTreeMap<EdgeKind, u64>,
     pub stats: ResolveStats,
 }
 
-/// Files serialised per parallel batch, and edges per parallel chunk: bounded memory.
+/// Files serialised per parallel batch, and edges by runs per parallel chunk: bounded memory.
 const WRITE_BATCH_FILES: usize = 256;
-const WRITE_BATCH_EDGES: usize = 8192;
+const WRITE_BATCH_RUNS: usize = 2048;
+
+/// A file's symbol ids in one buffer: a String each cost twice the text (the kernel has a
+/// million ids).
+struct FileIds {
+    text: String,
+    /// Where each id ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl FileIds {
+    fn new(ids: Vec<String>) -> Self {
+        let mut text = String::with_capacity(ids.iter().map(String::len).sum());
+        let mut ends = Vec::with_capacity(ids.len());
+        for id in ids {
+            text.push_str(&id);
+            ends.push(text.len());
+        }
+        FileIds { text, ends }
+    }
+
+    /// The id of symbol `i`.
+    fn get(&self, i: u32) -> &str {
+        let i = i as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+}
+
+/// The edges of one source: `edges[file][start..end]`.
+#[derive(Clone, Copy)]
+struct Run {
+    file: u32,
+    start: u32,
+    end: u32,
+}
 
 /// One relation after aggregation, by symbol index.
 struct Aggregated {
@@ -60,22 +99,27 @@ pub fn build<'a>(
             });
         }
     }
-    let ids: Vec<Vec<String>> = units.iter().map(|u| u.facts.symbol_ids(u.path)).collect();
-    let (raw, stats) = Resolver::with_aliases(&units, aliases).edges();
-    let edges = aggregate(raw, &ids);
+    let ids: Vec<FileIds> = units
+        .par_iter()
+        .map(|u| FileIds::new(u.facts.symbol_ids(u.path)))
+        .collect();
+    let (edges, stats) =
+        Resolver::with_aliases(&units, aliases).edges_by_file(|raw| aggregate(raw, &ids));
+    let runs = runs_in_stream_order(&edges, &ids);
     let mut edges_by_kind = BTreeMap::new();
-    for edge in &edges {
+    for edge in edges.iter().flatten() {
         *edges_by_kind.entry(edge.kind).or_insert(0) += 1;
     }
     diagnostics.sort_by(|a, b| {
         (&a.file, a.line, &a.code, &a.message).cmp(&(&b.file, b.line, &b.code, &b.message))
     });
-    let nodes = ids.iter().map(|i| i.len() as u64).sum();
+    let nodes = ids.iter().map(|i| i.ends.len() as u64).sum();
     Graph {
         units,
         files,
         ids,
         edges,
+        runs,
         diagnostics,
         nodes,
         edges_by_kind,
@@ -100,12 +144,12 @@ impl Graph<'_> {
             }
         }
         for batch in self
-            .edges
-            .chunks(WRITE_BATCH_EDGES * rayon::current_num_threads())
+            .runs
+            .chunks(WRITE_BATCH_RUNS * rayon::current_num_threads())
         {
             let buffers: Vec<io::Result<Vec<u8>>> = batch
-                .par_chunks(WRITE_BATCH_EDGES)
-                .map(|edges| self.edge_lines(edges))
+                .par_chunks(WRITE_BATCH_RUNS)
+                .map(|runs| self.edge_lines(runs))
                 .collect();
             for buffer in buffers {
                 writer.write_bytes(&buffer?)?;
@@ -120,17 +164,17 @@ impl Graph<'_> {
     /// The `file` record and the nodes of file `f`, as NDJSON lines.
     fn file_lines(&self, f: usize) -> io::Result<Vec<u8>> {
         let (unit, ids) = (&self.units[f], &self.ids[f]);
-        let mut out = RecordWriter::new(Vec::with_capacity(256 * ids.len()));
+        let mut out = RecordWriter::new(Vec::with_capacity(256 * ids.ends.len()));
         out.write(&Record::File(self.files[f].clone()))?;
-        for (i, (sym, id)) in unit.facts.symbols.iter().zip(ids).enumerate() {
+        for (i, sym) in unit.facts.symbols.iter().enumerate() {
             out.write(&Record::Node(Node {
-                id: id.clone(),
+                id: ids.get(i as u32).to_string(),
                 kind: sym.kind,
                 name: sym.name.clone(),
                 file: unit.path.to_string(),
                 line_start: sym.line_start,
                 line_end: sym.line_end,
-                parent: sym.parent.map(|p| ids[p as usize].clone()),
+                parent: sym.parent.map(|p| ids.get(p).to_string()),
                 signature: sym.signature.clone(),
                 doc: sym.doc.clone(),
                 hash: sym.hash.clone(),
@@ -145,8 +189,12 @@ impl Graph<'_> {
         Ok(out.into_inner())
     }
 
-    fn edge_lines(&self, edges: &[Aggregated]) -> io::Result<Vec<u8>> {
-        let mut out = RecordWriter::new(Vec::with_capacity(160 * edges.len()));
+    fn edge_lines(&self, runs: &[Run]) -> io::Result<Vec<u8>> {
+        let edges = runs
+            .iter()
+            .flat_map(|run| &self.edges[run.file as usize][run.start as usize..run.end as usize]);
+        let count: usize = runs.iter().map(|run| (run.end - run.start) as usize).sum();
+        let mut out = RecordWriter::new(Vec::with_capacity(160 * count));
         for edge in edges {
             out.write(&Record::Edge(Edge {
                 kind: edge.kind,
@@ -164,15 +212,15 @@ impl Graph<'_> {
     }
 
     fn id(&self, (f, i): Sym) -> &str {
-        &self.ids[f as usize][i as usize]
+        self.ids[f as usize].get(i)
     }
 }
 
 /// One edge per (src, kind, dst), sorted by those ids: first line, number of sites, most
-/// certain resolution.
-fn aggregate(mut raw: Vec<RawEdge>, ids: &[Vec<String>]) -> Vec<Aggregated> {
-    let id = |(f, i): Sym| ids[f as usize][i as usize].as_str();
-    raw.par_sort_unstable_by(|a, b| {
+/// certain resolution. Called on one file's edges: equal (src, kind, dst) share a file.
+fn aggregate(mut raw: Vec<RawEdge>, ids: &[FileIds]) -> Vec<Aggregated> {
+    let id = |(f, i): Sym| ids[f as usize].get(i);
+    raw.sort_unstable_by(|a, b| {
         (id(a.src), a.kind, id(a.dst), a.line).cmp(&(id(b.src), b.kind, id(b.dst), b.line))
     });
     let mut edges: Vec<Aggregated> = Vec::new();
@@ -193,7 +241,34 @@ fn aggregate(mut raw: Vec<RawEdge>, ids: &[Vec<String>]) -> Vec<Aggregated> {
             resolution: raw.resolution,
         });
     }
+    edges.shrink_to_fit();
     edges
+}
+
+/// The runs of equal sources in each file's sorted edges, in the order of the sources' ids:
+/// with each file's edges sorted, this is the order of a sort of all edges by (src, kind,
+/// dst) ids. A source has one run, so no two runs compare equal.
+fn runs_in_stream_order(edges: &[Vec<Aggregated>], ids: &[FileIds]) -> Vec<Run> {
+    let mut runs = Vec::new();
+    for (file, list) in edges.iter().enumerate() {
+        let mut start = 0;
+        while start < list.len() {
+            let src = list[start].src;
+            let end = start + list[start..].partition_point(|e| e.src == src);
+            runs.push(Run {
+                file: file as u32,
+                start: start as u32,
+                end: end as u32,
+            });
+            start = end;
+        }
+    }
+    let source_id = |run: &Run| {
+        let (f, i) = edges[run.file as usize][run.start as usize].src;
+        ids[f as usize].get(i)
+    };
+    runs.par_sort_unstable_by(|a, b| source_id(a).cmp(source_id(b)));
+    runs
 }
 
 /// The other packages of the repository by the names code uses for them, read from their

@@ -337,21 +337,26 @@ impl<'a> Resolver<'a> {
         )
     }
 
-    /// Every edge of the repository, unaggregated, in a deterministic order (files resolve in
-    /// parallel; results are concatenated in file order).
-    pub fn edges(&self) -> (Vec<RawEdge>, ResolveStats) {
-        let per_file: Vec<(Vec<RawEdge>, ResolveStats)> = (0..self.units.len() as u32)
+    /// Every file's edges (each has its source in that file), in file order, each handed to
+    /// `finish` as soon as it is resolved (files resolve in parallel): the caller shrinks a
+    /// file's edges before the next are made, so the unaggregated edges of the whole
+    /// repository are never held at once (the kernel's are a few hundred megabytes).
+    pub fn edges_by_file<T: Send>(
+        &self,
+        finish: impl Fn(Vec<RawEdge>) -> T + Sync,
+    ) -> (Vec<T>, ResolveStats) {
+        let per_file: Vec<(T, ResolveStats)> = (0..self.units.len() as u32)
             .into_par_iter()
             .map(|f| {
                 let mut stats = ResolveStats::default();
-                let edges = self.file_edges(f, &mut stats);
+                let edges = finish(self.file_edges(f, &mut stats));
                 (edges, stats)
             })
             .collect();
-        let mut out = Vec::with_capacity(per_file.iter().map(|(e, _)| e.len()).sum());
         let mut total = ResolveStats::default();
+        let mut out = Vec::with_capacity(per_file.len());
         for (edges, stats) in per_file {
-            out.extend(edges);
+            out.push(edges);
             total.calls_unresolved += stats.calls_unresolved;
             total.imports_external += stats.imports_external;
         }
@@ -1585,9 +1590,10 @@ mod tests {
             })
             .collect();
         let ids: Vec<Vec<String>> = units.iter().map(|u| u.facts.symbol_ids(u.path)).collect();
-        let (edges, _) = Resolver::with_aliases(&units, aliases).edges();
+        let (edges, _) = Resolver::with_aliases(&units, aliases).edges_by_file(|edges| edges);
         let mut out: Vec<String> = edges
             .iter()
+            .flatten()
             .filter(|e| e.kind != EdgeKind::Contains)
             .map(|e| {
                 let id = |(f, i): Sym| ids[f as usize][i as usize].clone();

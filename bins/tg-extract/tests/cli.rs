@@ -509,3 +509,51 @@ fn bad_shard_arguments_and_facts_files_are_clear_errors() {
         .code(65)
         .stderr(predicate::str::contains("f.facts"));
 }
+
+/// Edges are sorted by their ids as strings, across files: `a.c.h`'s edges come between
+/// `a.c`'s own and those of its function `a.c::x` (`.` sorts before `:`), and `a-b.c` and
+/// `a/b.c` fall either side of `a.c` (`-` < `.` < `/`).
+#[test]
+fn edges_are_in_id_order_when_file_ids_interleave() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir(root.join("a")).unwrap();
+    fs::write(root.join("a.c.h"), "int y(void) { return 1; }\n").unwrap();
+    fs::write(
+        root.join("a.c"),
+        "#include \"a.c.h\"\nint x(void) { return y(); }\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("a-b.c"),
+        "#include \"a.c.h\"\nint z(void) { return y(); }\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("a/b.c"),
+        "#include \"../a.c.h\"\nint w(void) { return y(); }\n",
+    )
+    .unwrap();
+    let records = records(&extract(root, false));
+    let got: Vec<(String, &str, String)> = edges(&records)
+        .iter()
+        .map(|e| (e.src.clone(), e.kind.as_str(), e.dst.clone()))
+        .collect();
+    let expected = [
+        ("a-b.c", "contains", "a-b.c::z"),
+        ("a-b.c", "includes", "a.c.h"),
+        ("a-b.c::z", "calls", "a.c.h::y"),
+        ("a.c", "contains", "a.c::x"),
+        ("a.c", "includes", "a.c.h"),
+        ("a.c.h", "contains", "a.c.h::y"),
+        ("a.c::x", "calls", "a.c.h::y"),
+        ("a/b.c", "contains", "a/b.c::w"),
+        ("a/b.c", "includes", "a.c.h"),
+        ("a/b.c::w", "calls", "a.c.h::y"),
+    ];
+    let expected: Vec<(String, &str, String)> = expected
+        .iter()
+        .map(|(s, k, d)| (s.to_string(), *k, d.to_string()))
+        .collect();
+    assert_eq!(got, expected);
+}
