@@ -4,6 +4,7 @@
 
 use crate::{role, Language};
 use serde::{Deserialize, Serialize};
+use tg_shared::hash::ContentHash;
 use tg_shared::record::{EdgeKind, NodeKind, Role};
 
 /// Everything one file contributes to the graph before cross-file resolution. Cached per file
@@ -138,7 +139,7 @@ pub struct Symbol {
     pub line_end: u32,
     pub signature: Option<String>,
     pub doc: Option<String>,
-    pub hash: String,
+    pub hash: ContentHash,
     pub scope: ScopeRule,
     /// For methods defined outside their type's body (Rust `impl T`): the type's name.
     pub owner_type: Option<String>,

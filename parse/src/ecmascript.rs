@@ -17,7 +17,7 @@ use tg_lang::{
     Binding, FileFacts, Import, Language, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
     TypeFact, TypeSlot, Value,
 };
-use tg_shared::hash::content_hash;
+use tg_shared::hash::ContentHash;
 use tg_shared::record::{EdgeKind, NodeKind};
 use tree_sitter::Node;
 
@@ -237,7 +237,7 @@ impl<'s> Walker<'s> {
             line_end: end_line(span.outer),
             signature: Some(header_before(head, body, source)),
             doc: jsdoc(start, source),
-            hash: content_hash(hashed.as_bytes()),
+            hash: ContentHash::of(hashed.as_bytes()),
             scope: if kind == NodeKind::Class {
                 ScopeRule::Opaque
             } else {

@@ -15,7 +15,7 @@ use tg_shared::record::NodeKind;
 
 /// Bumped whenever extraction changes what it produces, so caches written by an older build are
 /// not trusted.
-pub const EXTRACTOR_REVISION: u32 = 14;
+pub const EXTRACTOR_REVISION: u32 = 15;
 
 /// Nesting depth (syntax tree levels) beyond which extraction stops descending. Real code stays
 /// far below it; generated or hostile files may not.
@@ -149,7 +149,7 @@ pub(crate) fn module_facts(
         line_end: util::end_line(root).max(1),
         signature: None,
         doc,
-        hash: tg_shared::hash::content_hash(source.as_bytes()),
+        hash: tg_shared::hash::ContentHash::of(source.as_bytes()),
         scope: ScopeRule::Transparent,
         owner_type: None,
         returns: None,

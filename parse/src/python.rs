@@ -11,7 +11,7 @@ use tg_lang::{
     Binding, FileFacts, Import, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target, TypeFact,
     TypeSlot, Value,
 };
-use tg_shared::hash::content_hash;
+use tg_shared::hash::ContentHash;
 use tg_shared::record::{EdgeKind, NodeKind};
 use tree_sitter::{Node, TreeCursor};
 
@@ -217,7 +217,7 @@ impl<'s> Walker<'s> {
             line_end: code_end_line(node),
             signature: Some(header_before(node, body, source)),
             doc: docstring(body, source),
-            hash: content_hash(text(hashed, source).as_bytes()),
+            hash: ContentHash::of(text(hashed, source).as_bytes()),
             scope: if is_class {
                 ScopeRule::Opaque
             } else {

@@ -9,7 +9,7 @@ use tg_lang::{
     Binding, FileFacts, Import, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target, TypeFact,
     TypeSlot, Value,
 };
-use tg_shared::hash::content_hash;
+use tg_shared::hash::ContentHash;
 use tg_shared::record::{EdgeKind, NodeKind};
 use tree_sitter::Node;
 
@@ -279,7 +279,7 @@ impl<'s> Walker<'s> {
                     .to_string(),
             ),
             doc: task.doc.and_then(|c| comment_first_line(text(c, source))),
-            hash: content_hash(text(node, source).as_bytes()),
+            hash: ContentHash::of(text(node, source).as_bytes()),
             scope: ScopeRule::Transparent,
             owner_type: task.owner.clone().filter(|_| is_method),
             returns: node

@@ -7,6 +7,36 @@ pub fn content_hash(bytes: &[u8]) -> String {
     hash.to_hex()[..32].to_string()
 }
 
+/// A [`content_hash`] kept as its 16 bytes: held per symbol until a repository is resolved, a
+/// String of the hex costs 56 (the kernel has a million symbols).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+pub struct ContentHash(pub [u8; 16]);
+
+impl ContentHash {
+    pub fn of(bytes: &[u8]) -> Self {
+        let mut out = [0u8; 16];
+        out.copy_from_slice(&blake3::hash(bytes).as_bytes()[..16]);
+        ContentHash(out)
+    }
+
+    /// The hex [`content_hash`] gives for the same bytes.
+    pub fn hex(&self) -> String {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut hex = String::with_capacity(32);
+        for byte in self.0 {
+            hex.push(DIGITS[usize::from(byte >> 4)] as char);
+            hex.push(DIGITS[usize::from(byte & 15)] as char);
+        }
+        hex
+    }
+}
+
+impl std::fmt::Debug for ContentHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.hex())
+    }
+}
+
 /// Incremental hashing of many parts (for fingerprints of whole inputs).
 #[derive(Default)]
 pub struct Hasher(blake3::Hasher);
@@ -89,6 +119,20 @@ mod tests {
         let mut parts = Hasher::new();
         parts.update(b"a").update(b"bc");
         assert_eq!(parts.finish(), content_hash(b"abc"));
+    }
+
+    #[test]
+    fn a_hash_kept_as_bytes_writes_the_hex_of_content_hash() {
+        assert_eq!(
+            ContentHash::of(b"abc").hex(),
+            "6437b3ac38465133ffb63b75273a8db5"
+        );
+        for text in ["", "int f(void) { return 0; }", "\u{e9}t\u{e9}"] {
+            assert_eq!(
+                ContentHash::of(text.as_bytes()).hex(),
+                content_hash(text.as_bytes())
+            );
+        }
     }
 
     #[test]

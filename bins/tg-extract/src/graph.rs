@@ -177,7 +177,7 @@ impl Graph<'_> {
                 parent: sym.parent.map(|p| ids.get(p).to_string()),
                 signature: sym.signature.clone(),
                 doc: sym.doc.clone(),
-                hash: sym.hash.clone(),
+                hash: sym.hash.hex(),
                 role: unit.facts.role(unit.lang, unit.path, i),
                 implements: sym.implements.clone(),
                 layer: None,

@@ -13,7 +13,7 @@ use tg_lang::c::C;
 use tg_lang::{
     Binding, FileFacts, Import, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
 };
-use tg_shared::hash::content_hash;
+use tg_shared::hash::ContentHash;
 use tg_shared::record::{EdgeKind, NodeKind};
 use tree_sitter::Node;
 
@@ -327,7 +327,7 @@ fn push_symbol(
         line_end: end_line(node),
         signature: Some(signature),
         doc: doc.and_then(|c| comment_first_line(text(c, source))),
-        hash: content_hash(text(node, source).as_bytes()),
+        hash: ContentHash::of(text(node, source).as_bytes()),
         scope: ScopeRule::Transparent,
         owner_type: None,
         returns: None,
