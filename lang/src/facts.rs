@@ -213,15 +213,20 @@ pub enum Target {
     Name(String),
     /// A dotted or `::` chain rooted at a name (`mod.f()`, `Type::new()`, `a.b.C`).
     Path(Vec<String>),
-    /// A chain rooted at a module key the language computed (Rust `crate::a::f`).
-    Qualified { module: String, rest: Vec<String> },
+    /// A chain rooted at a module key the language computed (Rust `crate::a::f`): the key,
+    /// then the names after it. Boxed, as the method's name is: the widest variant sets the
+    /// size of every reference (a kernel has millions).
+    Qualified(Box<(String, Vec<String>)>),
     /// A member of the enclosing class or impl (`self.m()`, `Self::m()`, `cls.m()`).
     SelfMember(String),
     /// A member of the enclosing class's bases (`super().m()`).
     SuperMember(String),
     /// A method of a receiver value (`Client(app).post()`, `x.m()` in Rust): bound through the
     /// receiver's type when the source states it, never by the method's name alone.
-    Method { receiver: Box<Value>, name: String },
+    Method {
+        receiver: Box<Value>,
+        name: Box<str>,
+    },
     /// A member of a receiver whose type cannot be stated (`f()[0].m()`): never bound.
     Member(String),
 }

@@ -1427,7 +1427,7 @@ fn call_target(function: Node, source: &str, depth: usize) -> Option<Target> {
                     match value_of(object, source, depth + 1) {
                         Some(receiver) => Some(Target::Method {
                             receiver: Box::new(receiver),
-                            name,
+                            name: name.into(),
                         }),
                         None => Some(Target::Member(name)),
                     }

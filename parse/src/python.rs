@@ -434,7 +434,7 @@ impl<'s> Walker<'s> {
             .map(|manager| {
                 Value::Call(Box::new(Target::Method {
                     receiver: Box::new(manager),
-                    name: enter.to_string(),
+                    name: enter.into(),
                 }))
             })
             .unwrap_or(Value::Type(Vec::new()));
@@ -724,7 +724,7 @@ fn call_target_at(function: Node, source: &str, depth: usize) -> Option<Target> 
                 _ => match value_of(function.child_by_field_name("object")?, source, depth + 1) {
                     Some(receiver) => Some(Target::Method {
                         receiver: Box::new(receiver),
-                        name: attr_name,
+                        name: attr_name.into(),
                     }),
                     None => Some(Target::Member(attr_name)),
                 },

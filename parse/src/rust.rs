@@ -377,7 +377,7 @@ impl<'s> Walker<'s> {
                         }
                         Some(Target::Method {
                             receiver: Box::new(value),
-                            name,
+                            name: name.into(),
                         })
                     }
                 }
@@ -416,7 +416,7 @@ impl<'s> Walker<'s> {
                     match self.value_of(value, scope, depth + 1) {
                         Some(receiver) => Some(Target::Method {
                             receiver: Box::new(receiver),
-                            name: field,
+                            name: field.into(),
                         }),
                         None => Some(Target::Member(field)),
                     }
@@ -701,18 +701,18 @@ impl<'s> Walker<'s> {
     fn path_target(&self, segments: Vec<String>, scope: u32) -> Option<Target> {
         let (first, rest) = segments.split_first()?;
         match first.as_str() {
-            "crate" => Some(Target::Qualified {
-                module: self.crate_key.clone(),
-                rest: rest.to_vec(),
-            }),
-            "self" => Some(Target::Qualified {
-                module: self.module_key_at(scope),
-                rest: rest.to_vec(),
-            }),
-            "super" => Some(Target::Qualified {
-                module: parent_key(&self.module_key_at(scope)),
-                rest: rest.to_vec(),
-            }),
+            "crate" => Some(Target::Qualified(Box::new((
+                self.crate_key.clone(),
+                rest.to_vec(),
+            )))),
+            "self" => Some(Target::Qualified(Box::new((
+                self.module_key_at(scope),
+                rest.to_vec(),
+            )))),
+            "super" => Some(Target::Qualified(Box::new((
+                parent_key(&self.module_key_at(scope)),
+                rest.to_vec(),
+            )))),
             "Self" if rest.len() == 1 => Some(Target::SelfMember(rest[0].clone())),
             _ => Some(Target::Path(segments)),
         }

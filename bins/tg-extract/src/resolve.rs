@@ -553,7 +553,8 @@ impl<'a> Resolver<'a> {
                 }
                 _ => nothing,
             },
-            Target::Qualified { module, rest } => {
+            Target::Qualified(path) => {
+                let (module, rest) = &**path;
                 match self.lookup_in_key(f, lang.module_space(), module, rest) {
                     Lookup::Symbols(syms, resolution) => (syms, resolution),
                     // `self::f()` of a name we cannot see: a re-export, maybe. A longer path
