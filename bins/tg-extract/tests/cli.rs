@@ -557,3 +557,38 @@ fn edges_are_in_id_order_when_file_ids_interleave() {
         .collect();
     assert_eq!(got, expected);
 }
+
+/// Rust calls through a path rooted at `crate`, `self` or `super` reach the function it names.
+#[test]
+fn rust_calls_through_crate_self_and_super_paths_resolve() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir(root.join("src")).unwrap();
+    fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"qt\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("src/lib.rs"),
+        "pub mod a;\npub fn f() {\n    crate::a::g();\n    self::h();\n}\npub fn h() {}\n",
+    )
+    .unwrap();
+    fs::write(root.join("src/a.rs"), "pub fn g() {\n    super::h();\n}\n").unwrap();
+    let records = records(&extract(root, false));
+    let calls: Vec<(String, String, u32)> = edges(&records)
+        .iter()
+        .filter(|e| e.kind.as_str() == "calls")
+        .map(|e| (e.src.clone(), e.dst.clone(), e.line))
+        .collect();
+    let expected = [
+        ("src/a.rs::g", "src/lib.rs::h", 2),
+        ("src/lib.rs::f", "src/a.rs::g", 3),
+        ("src/lib.rs::f", "src/lib.rs::h", 4),
+    ];
+    let expected: Vec<(String, String, u32)> = expected
+        .iter()
+        .map(|(s, d, l)| (s.to_string(), d.to_string(), *l))
+        .collect();
+    assert_eq!(calls, expected);
+}
