@@ -409,6 +409,42 @@ fn dead_code_lists_exactly_the_known_dead_functions() {
         ]
     );
 
+    // The words came from the table tg-extract summed; without it dead-code reads the files
+    // and finds the same.
+    let words = dir.join(".tldrgraph/cache/words.bin");
+    assert!(words.is_file(), "tg-extract wrote no word table");
+    fs::remove_file(&words).expect("remove words.bin");
+    let (read_again, _) = json_payload(&tldrgraph(dir, &["dead-code", "--json"]));
+    assert_eq!(read_again["findings"], answer["findings"]);
+
+    // A name written in a file changed since (a string the graph does not follow) is used:
+    // the next build's table, made from the changed file and the cached others, says so.
+    let web = dir.join("app/web.py");
+    let mut text = fs::read_to_string(&web).expect("read web.py");
+    text.push_str("\nHANDLER_NAMES = [\"unused_public\"]\n");
+    fs::write(&web, text).expect("write web.py");
+    init_json(dir, &["--enrich", "off"]);
+    assert!(words.is_file(), "the word table was not written again");
+    let (changed, _) = json_payload(&tldrgraph(dir, &["dead-code", "--json"]));
+    let ids = |answer: &serde_json::Value| -> Vec<String> {
+        answer["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter_map(|f| f["id"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(
+        ids(&changed),
+        [
+            "app/core.py::_forgotten_helper",
+            "app/core.py::Store.never_called"
+        ]
+    );
+    fs::remove_file(&words).expect("remove words.bin");
+    let (read_again, _) = json_payload(&tldrgraph(dir, &["dead-code", "--json"]));
+    assert_eq!(ids(&read_again), ids(&changed));
+
     // A name the configuration refers to is an entry point; Rust trait-impl methods and provided
     // trait methods are called by the trait's users, never dead; a private orphan is.
     fs::write(

@@ -36,7 +36,8 @@ fn main() -> Result<(), String> {
     let mut cache = ExtractCache::empty();
     for rel in ["python/pkg/util.py", "c/src/util.c", "rust/src/util.rs"] {
         let source = std::fs::read_to_string(fixtures.join(rel)).map_err(|e| e.to_string())?;
-        let facts = extract_file(for_path(rel).ok_or("no language")?, rel, &source)?;
+        let lang = for_path(rel).ok_or("no language")?;
+        let facts = extract_file(lang, rel, &source)?;
         cache.entries.insert(
             rel.to_string(),
             CacheEntry {
@@ -45,6 +46,7 @@ fn main() -> Result<(), String> {
                 lines: source.lines().count() as u32,
                 non_utf8_line: None,
                 facts,
+                words: tg_lang::words::FileWords::of(lang, &source),
             },
         );
     }

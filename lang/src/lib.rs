@@ -13,6 +13,7 @@ pub mod role;
 pub mod rust;
 pub mod walk;
 pub mod walk_snapshot;
+pub mod words;
 
 pub use facts::{
     Binding, FileFacts, Import, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target, TypeFact,

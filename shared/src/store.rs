@@ -120,6 +120,11 @@ impl Store {
             .join(artifacts::EXTRACT_OUTPUT)
     }
 
+    /// The words the code writes, summed by tg-extract for dead-code.
+    pub fn words_path(&self) -> PathBuf {
+        self.dir.join(artifacts::CACHE_DIR).join(artifacts::WORDS)
+    }
+
     /// The lock file that serialises runs on one repository.
     pub fn lock_path(&self) -> PathBuf {
         self.dir.join(artifacts::LOCK)

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
+use tg_lang::words::FileWords;
 use tg_lang::FileFacts;
 use tg_parse::EXTRACTOR_REVISION;
 use tg_shared::codec;
@@ -21,6 +22,8 @@ pub struct CacheEntry {
     /// Line of the first byte that is not UTF-8 (the file was decoded lossily).
     pub non_utf8_line: Option<u32>,
     pub facts: FileFacts,
+    /// What its text says about names beyond the graph (dead-code's evidence).
+    pub words: FileWords,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -99,7 +102,31 @@ impl ExtractCache {
 #[derive(Serialize)]
 pub struct CacheView<'a> {
     pub stamp: String,
-    pub entries: BTreeMap<&'a str, &'a CacheEntry>,
+    pub entries: BTreeMap<&'a str, EntryView<'a>>,
+}
+
+/// A [`CacheEntry`] whose words are held apart from it: a run keeps each file's words beside
+/// its entry and lets them go once the cache and the word table are written (the kernel's are
+/// 90 MB), so the view writes the bytes a [`CacheEntry`] would.
+#[derive(Clone, Copy)]
+pub struct EntryView<'a> {
+    pub entry: &'a CacheEntry,
+    pub words: &'a FileWords,
+}
+
+impl Serialize for EntryView<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        // CacheEntry's fields, in its order.
+        let mut out = serializer.serialize_struct("CacheEntry", 6)?;
+        out.serialize_field("hash", &self.entry.hash)?;
+        out.serialize_field("bytes", &self.entry.bytes)?;
+        out.serialize_field("lines", &self.entry.lines)?;
+        out.serialize_field("non_utf8_line", &self.entry.non_utf8_line)?;
+        out.serialize_field("facts", &self.entry.facts)?;
+        out.serialize_field("words", self.words)?;
+        out.end()
+    }
 }
 
 impl CacheView<'_> {
@@ -246,5 +273,39 @@ impl Write for OutputCache {
     }
     fn flush(&mut self) -> io::Result<()> {
         self.file.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A view of an entry and its words, held apart, is written as the entry holding them
+    /// would be, so the cache reads back whole.
+    #[test]
+    fn an_entry_view_writes_the_bytes_of_its_entry() {
+        let lang = tg_lang::for_path("m.py").expect("python");
+        let source = "def f():\n    return g()\n\ndef g():\n    return 1\n";
+        let entry = CacheEntry {
+            hash: tg_shared::hash::content_hash(source.as_bytes()),
+            bytes: source.len() as u64,
+            lines: 5,
+            non_utf8_line: Some(3),
+            facts: tg_parse::extract_file(lang, "m.py", source).expect("parse"),
+            words: FileWords::of(lang, source),
+        };
+        assert!(!entry.words.once.is_empty() && !entry.words.repeated.is_empty());
+        let mut apart = entry.clone();
+        let words = std::mem::take(&mut apart.words);
+        let view = EntryView {
+            entry: &apart,
+            words: &words,
+        };
+        let written = codec::encode(&view).expect("encode view");
+        assert_eq!(written, codec::encode(&entry).expect("encode entry"));
+        let read: CacheEntry = codec::decode(&written).expect("decode");
+        assert_eq!(read.words, entry.words);
+        assert_eq!(read.words, words);
+        assert_eq!(read.non_utf8_line, Some(3));
     }
 }

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tg_lang::walk::SourceFile;
+use tg_lang::words::FileWords;
 use tg_lang::FileFacts;
 use tg_shared::freshness::{file_stamp, FileStamp, Verified};
 use tg_shared::hash::{content_hash, Hasher};
@@ -39,7 +40,11 @@ pub struct Extracted {
 
 pub enum Outcome {
     Skipped,
-    Ready { entry: CacheEntry, from_cache: bool },
+    /// Boxed: a skipped file needs none of the entry's two hundred bytes.
+    Ready {
+        entry: Box<CacheEntry>,
+        from_cache: bool,
+    },
 }
 
 fn diag(rel: &str, level: Level, line: Option<u32>, code: &str, message: String) -> Diagnostic {
@@ -142,13 +147,15 @@ pub fn fingerprint(
 
 /// Extracts every file, using the rayon pool; order is preserved. Each file's cache entry is
 /// moved out of `cache` (no copies of cached facts); what is left belongs to unvisited files.
+/// Each file's words come back beside it, taken out of its entry (empty for a skipped file):
+/// the caller lets them go once they are saved, long before resolution is done.
 pub fn extract_all(
     files: Vec<SourceFile>,
     probes: Vec<Probe>,
     max_size: u64,
     cache: &mut ExtractCache,
     done: &AtomicU64,
-) -> Vec<Extracted> {
+) -> (Vec<Extracted>, Vec<FileWords>) {
     let work: Vec<(SourceFile, Probe, Option<CacheEntry>)> = files
         .into_iter()
         .zip(probes)
@@ -159,11 +166,15 @@ pub fn extract_all(
         .collect();
     work.into_par_iter()
         .map(|(file, probe, cached)| {
-            let extracted = extract_one(file, probe, max_size, cached);
+            let mut extracted = extract_one(file, probe, max_size, cached);
             done.fetch_add(1, Ordering::Relaxed);
-            extracted
+            let words = match &mut extracted.outcome {
+                Outcome::Ready { entry, .. } => std::mem::take(&mut entry.words),
+                Outcome::Skipped => FileWords::default(),
+            };
+            (extracted, words)
         })
-        .collect()
+        .unzip()
 }
 
 fn skip_diagnostic(rel: &str, probe: &Probe, max_size: u64) -> Option<Diagnostic> {
@@ -214,7 +225,7 @@ fn extract_one(
         let diagnostics = entry_diagnostics(&rel, &entry);
         return done(
             Outcome::Ready {
-                entry,
+                entry: Box::new(entry),
                 from_cache: true,
             },
             diagnostics,
@@ -276,11 +287,12 @@ fn extract_one(
         lines: source.lines().count() as u32,
         non_utf8_line,
         facts,
+        words: FileWords::of(lang, &source),
     };
     let diagnostics = entry_diagnostics(&rel, &entry);
     done(
         Outcome::Ready {
-            entry,
+            entry: Box::new(entry),
             from_cache: false,
         },
         diagnostics,

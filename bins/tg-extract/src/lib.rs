@@ -15,7 +15,7 @@ pub mod shard;
 /// The stage name in its summary and messages.
 pub const STAGE: &str = "tg-extract";
 
-use cache::{CacheEntry, CacheView, ExtractCache};
+use cache::{CacheView, EntryView, ExtractCache};
 use cli::Cli;
 use extract::Outcome;
 use serde_json::Value;
@@ -24,10 +24,11 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use tg_lang::walk;
 use tg_lang::walk_snapshot::{self, WalkSnapshot};
+use tg_lang::words::{word_hash, FileEntry, FileWords, WordTable};
 use tg_shared::exit;
 use tg_shared::freshness::Verified;
 use tg_shared::ndjson::RecordWriter;
-use tg_shared::record::{EdgeKind, Header, Record};
+use tg_shared::record::{EdgeKind, Header, NodeKind, Record};
 use tg_shared::stage::{self, Failure, Progress};
 use tg_shared::store::{self, Store};
 
@@ -238,32 +239,64 @@ fn outcome_counts(extracted: &[extract::Extracted]) -> (u64, u64, u64) {
     (parsed, cached, skipped)
 }
 
-/// Writes the extraction cache: a partial walk keeps the entries of files it did not visit; a
-/// full walk drops the entries of files that are gone.
-fn save_cache(
-    store: &Store,
-    cache: &ExtractCache,
-    extracted: &[extract::Extracted],
+/// The cache's entries after this run, each with its words (`words[k]` belongs to
+/// `extracted[k]`): a partial walk keeps the entries of files it did not visit; a full walk
+/// drops the entries of files that are gone.
+fn current_entries<'a>(
+    cache: &'a ExtractCache,
+    extracted: &'a [extract::Extracted],
+    words: &'a [FileWords],
     full_walk: bool,
-    progress: &Progress,
-) {
-    let mut entries: BTreeMap<&str, &CacheEntry> = BTreeMap::new();
+) -> BTreeMap<&'a str, EntryView<'a>> {
+    let mut entries: BTreeMap<&str, EntryView<'a>> = BTreeMap::new();
     if !full_walk {
         for (path, entry) in &cache.entries {
-            entries.insert(path, entry);
+            let words = &entry.words;
+            entries.insert(path, EntryView { entry, words });
         }
     }
-    for item in extracted {
+    for (item, words) in extracted.iter().zip(words) {
         if let Outcome::Ready { entry, .. } = &item.outcome {
-            entries.insert(&item.rel, entry);
+            entries.insert(&item.rel, EntryView { entry, words });
         }
     }
-    let view = CacheView {
-        stamp: cache::stamp(),
-        entries,
-    };
-    if let Err(err) = view.save(&store.extract_cache_path()) {
-        progress.say(format_args!("{err}"));
+    entries
+}
+
+/// Writes the extraction cache ([`current_entries`]) when `dirty`, then sums the files' words
+/// into `cache/words.bin`, which dead-code reads instead of every file.
+fn save_cache_and_words(
+    store: &Store,
+    entries: &BTreeMap<&str, EntryView<'_>>,
+    dirty: bool,
+    progress: &Progress,
+) {
+    if dirty {
+        let view = CacheView {
+            stamp: cache::stamp(),
+            entries: entries.clone(),
+        };
+        if let Err(err) = view.save(&store.extract_cache_path()) {
+            progress.say(format_args!("{err}"));
+        }
+    }
+    let files: Vec<FileEntry<'_>> = entries
+        .iter()
+        .map(|(&path, view)| {
+            let interface = tg_lang::for_path(path).is_some_and(|l| l.is_interface_file(path));
+            (path, interface, view.words)
+        })
+        .collect();
+    let names: Vec<u32> = entries
+        .values()
+        .flat_map(|view| &view.entry.facts.symbols)
+        .filter(|symbol| matches!(symbol.kind, NodeKind::Function | NodeKind::Method))
+        .map(|symbol| word_hash(&symbol.name))
+        .collect();
+    if let Err(err) = WordTable::build(&files, names).save(&store.words_path()) {
+        progress.say(format_args!(
+            "warning: {err}; dead-code will read the files instead"
+        ));
     }
 }
 
@@ -407,11 +440,16 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     let output_cache = store.extract_output_cache_path();
 
     let mut cache = ExtractCache::empty();
-    if lock.is_some() {
+    // A word table lost or from another build is made again, from the cache: the previous
+    // output alone cannot give it.
+    let words_missing = !WordTable::is_current(&store.words_path());
+    if lock.is_some() && !words_missing {
         let previous = (output_cache.as_path(), fingerprint.as_str());
         if reuse_previous_output(&cli, &scope, previous, files_seen, &progress)? {
             return Ok(exit::OK);
         }
+    }
+    if lock.is_some() {
         let (loaded, note) = ExtractCache::load(&store.extract_cache_path());
         cache = loaded;
         if let Some(note) = note {
@@ -421,7 +459,7 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     shard::load_facts(&mut cache, &cli.merge)?;
 
     progress.phase("cache load");
-    let extracted = progress.metered(("parsing", "files"), files_seen, |done| {
+    let (extracted, words) = progress.metered(("parsing", "files"), files_seen, |done| {
         extract::extract_all(walked.files, probes, cli.max_file_size, &mut cache, done)
     });
     let changing: Vec<&str> = extracted
@@ -437,15 +475,24 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     }
     progress.phase("parse");
     let (parsed, cached, skipped) = outcome_counts(&extracted);
-    // The cache is written on a thread of its own while resolution runs: both only read the
-    // extraction results.
-    // Facts merged from shards go into the store's cache too.
+    // The cache and the word table are written on a thread of its own while resolution runs:
+    // both only read the extraction results. Facts merged from shards go into the store's
+    // cache too.
     let dirty =
         parsed > 0 || !cli.merge.is_empty() || (scope.full_walk && !cache.entries.is_empty());
     let graph = std::thread::scope(|threads| {
-        let saver = (lock.is_some() && dirty).then(|| {
-            threads.spawn(|| save_cache(&store, &cache, &extracted, scope.full_walk, &progress))
-        });
+        // The words are let go as soon as they are saved, or at once when nothing saves them.
+        let saver = if lock.is_some() && (dirty || words_missing) {
+            Some(threads.spawn(|| {
+                let entries = current_entries(&cache, &extracted, &words, scope.full_walk);
+                save_cache_and_words(&store, &entries, dirty, &progress);
+                drop(entries);
+                drop(words);
+            }))
+        } else {
+            drop(words);
+            None
+        };
         let graph = graph::build(&extracted, &aliases, walked.diagnostics);
         if saver.is_some_and(|saver| saver.join().is_err()) {
             eprintln!("tg-extract: writing the cache failed; it will be rebuilt next run");

@@ -4,7 +4,7 @@
 //! such files as the cache, so the run that resolves across all of them parses only what no
 //! shard had (or what changed since), and writes the stream a single run writes.
 
-use crate::cache::{CacheView, ExtractCache};
+use crate::cache::{CacheView, EntryView, ExtractCache};
 use crate::extract::{self, Outcome};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -71,13 +71,14 @@ pub fn run(
         .map(|(probe, _)| probe)
         .collect();
     let mut none = ExtractCache::empty();
-    let extracted = progress.metered(("parsing", "files"), total, |done| {
+    let (extracted, words) = progress.metered(("parsing", "files"), total, |done| {
         extract::extract_all(files, probes, max_file_size, &mut none, done)
     });
     let entries: BTreeMap<&str, _> = extracted
         .iter()
-        .filter_map(|item| match &item.outcome {
-            Outcome::Ready { entry, .. } => Some((item.rel.as_str(), entry)),
+        .zip(&words)
+        .filter_map(|(item, words)| match &item.outcome {
+            Outcome::Ready { entry, .. } => Some((item.rel.as_str(), EntryView { entry, words })),
             _ => None,
         })
         .collect();

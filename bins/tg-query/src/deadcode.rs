@@ -20,13 +20,15 @@
 
 use crate::graph::{location, Graph};
 use regex::Regex;
-use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use tg_lang::words::{identifiers, word_hash, FileEntry, FileWords, WordTable};
 use tg_lang::Language;
 use tg_shared::record::{NodeKind, Role};
+use tg_shared::search::layout::Column;
 use tg_shared::search::view::Symbol;
+use tg_shared::store::Store;
 
 /// How likely a finding is really dead, by what the symbol is: nothing outside its file (or
 /// type) can name a private one; a public one may be API; a method may be reached through
@@ -84,130 +86,34 @@ fn config_references(root: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
     (words, paths)
 }
 
-/// What one read of the repository's indexed files tells: how often each identifier occurs in
-/// their code (not the comments or docstrings), which files look names up at run time (the
-/// language's reflection markers: `getattr(`, `dlsym(`), and the names each module lists as
-/// its exports (Python `__all__`), and the words of its interface files (a C header: what they
-/// declare is API). A name written more than once (its definition and a use) may
-/// be called in a way the graph does not record: through an attribute of an untyped value, as
-/// a callback, by `getattr`, returned from a decorator.
-#[derive(Default)]
-struct Scan {
-    /// Occurrences of each wanted word, by its slot (empty while none was seen).
-    counts: Vec<u32>,
-    reflective: BTreeSet<String>,
-    exports: HashMap<String, BTreeSet<String>>,
-    declared: BTreeSet<String>,
-}
-
-impl Scan {
-    /// Adds what another part of the files told.
-    fn merge(mut self, mut other: Scan) -> Scan {
-        if self.counts.len() < other.counts.len() {
-            std::mem::swap(&mut self.counts, &mut other.counts);
-        }
-        for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
-            *mine += theirs;
-        }
-        self.reflective.extend(other.reflective);
-        self.exports.extend(other.exports);
-        self.declared.extend(other.declared);
-        self
-    }
-
-    /// Counts the `wanted` words of `text` (a file of `lang`, prose already blanked).
-    fn count_words(&mut self, code: &str, wanted: &Wanted) {
-        for word in identifiers(code) {
-            if let Some(&slot) = wanted.get(word) {
-                if self.counts.is_empty() {
-                    self.counts = vec![0; wanted.len()];
-                }
-                self.counts[slot as usize] += 1;
-            }
-        }
-    }
-}
-
-/// The words whose occurrences are counted (the candidates' names), each with its slot in
-/// [`Scan::counts`].
-type Wanted = FxHashMap<String, u32>;
-
-/// The identifiers of `text` (`[A-Za-z_][A-Za-z0-9_]*`, leftmost and longest, as that regex
-/// finds them), by a scan of its bytes: a regex searched forwards and back for each of the
-/// hundreds of millions of words in a large tree was most of dead-code's time.
-fn identifiers(text: &str) -> impl Iterator<Item = &str> {
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    std::iter::from_fn(move || {
-        while at < bytes.len() && !(bytes[at].is_ascii_alphabetic() || bytes[at] == b'_') {
-            at += 1;
-        }
-        if at == bytes.len() {
-            return None;
-        }
-        let start = at;
-        while at < bytes.len() && (bytes[at].is_ascii_alphanumeric() || bytes[at] == b'_') {
-            at += 1;
-        }
-        // Both ends sit next to ASCII bytes (or the text's ends): character boundaries.
-        Some(&text[start..at])
-    })
-}
-
-/// Reads the files in parallel, each into a scan of its own part, merged at the end (counts
-/// and sets: the result does not depend on the order). Only the `wanted` words (the names of
-/// the candidates) are counted and kept: a large tree has millions of others.
-fn scan_code(root: &Path, files: &BTreeSet<&str>, wanted: &Wanted) -> Scan {
+/// The repository's words ([`WordTable`]): the table tg-extract summed at the last build, or,
+/// where there is none (a build by an older version, a deleted cache), the same table made
+/// here by reading the graph's files in parallel.
+fn word_table(graph: &Graph, root: &Path, files: &BTreeSet<&str>) -> WordTable {
     use rayon::prelude::*;
-    // Prose does not call anything: comments and docstrings are left out of the count, with
-    // each language's own syntax (a C `#define` and a Python `//` are code).
-    let prose: HashMap<&str, Option<Regex>> = tg_lang::REGISTRY
-        .iter()
-        .map(|lang| (lang.id(), Regex::new(lang.prose_pattern()).ok()))
-        .collect();
-    let files: Vec<&str> = files.iter().copied().collect();
-    files
+    if let Some(table) = WordTable::load(&Store::at_root(root).words_path()) {
+        return table;
+    }
+    let read: Vec<(&str, bool, FileWords)> = files
         .par_iter()
-        .fold(Scan::default, |mut scan, file| {
-            scan_file(&mut scan, root, file, &prose, wanted);
-            scan
+        .filter_map(|&file| {
+            let lang = language(file)?;
+            let bytes = std::fs::read(root.join(file)).ok()?;
+            let text = String::from_utf8_lossy(&bytes);
+            Some((
+                file,
+                lang.is_interface_file(file),
+                FileWords::of(lang, &text),
+            ))
         })
-        .reduce(Scan::default, Scan::merge)
-}
-
-fn scan_file(
-    scan: &mut Scan,
-    root: &Path,
-    file: &str,
-    prose: &HashMap<&str, Option<Regex>>,
-    wanted: &Wanted,
-) {
-    let Some(lang) = language(file) else { return };
-    let Ok(bytes) = std::fs::read(root.join(file)) else {
-        return;
-    };
-    // Checked whole first: the lossy reading is slower on the valid text nearly all files are.
-    let text = match std::str::from_utf8(&bytes) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(&bytes),
-    };
-    if lang.reflection_markers().iter().any(|m| text.contains(m)) {
-        scan.reflective.insert(file.to_string());
-    }
-    if lang.is_interface_file(file) {
-        let words = identifiers(&text)
-            .filter(|w| wanted.contains_key(*w))
-            .map(str::to_string);
-        scan.declared.extend(words);
-    }
-    let exports: BTreeSet<String> = lang.export_list(&text).into_iter().collect();
-    if !exports.is_empty() {
-        scan.exports.insert(file.to_string(), exports);
-    }
-    match prose.get(lang.id()).and_then(Option::as_ref) {
-        Some(prose) => scan.count_words(&prose.replace_all(&text, " "), wanted),
-        None => scan.count_words(&text, wanted),
-    }
+        .collect();
+    let entries: Vec<FileEntry<'_>> = read.iter().map(|(f, i, w)| (*f, *i, w)).collect();
+    let names = (0..graph.len() as u32)
+        .map(|i| graph.symbol(i))
+        .filter(|symbol| matches!(symbol.kind, NodeKind::Function | NodeKind::Method))
+        .map(|symbol| word_hash(&symbol.name()))
+        .collect();
+    WordTable::build(&entries, names)
 }
 
 /// The definition line (1-based `line` of the file's `lines`) and the lines above it that
@@ -241,13 +147,8 @@ fn preamble(lines: &[&str], lang: &dyn Language, line: u32) -> Vec<String> {
 
 /// What the repository says about its names beyond the graph, read once.
 struct Evidence {
-    /// Export lists (Python `__all__`), by file.
-    exports: HashMap<String, BTreeSet<String>>,
-    /// Names the interface files (C headers) declare.
-    declared: BTreeSet<String>,
-    /// How often each word occurs in the code, and the files that look names up at run time.
-    words: FxHashMap<String, u32>,
-    reflective: BTreeSet<String>,
+    /// The words its code writes, its reflective files and its export lists.
+    words: WordTable,
     /// Names and paths the repository's configuration files refer to.
     config_words: BTreeSet<String>,
     config_paths: BTreeSet<String>,
@@ -257,73 +158,61 @@ struct Evidence {
 }
 
 impl Evidence {
-    fn read(graph: &Graph, root: &Path, wanted: &Wanted) -> Self {
-        // Every symbol's file is in the index's file table.
-        let files: BTreeSet<String> = (0..graph.len() as u32)
-            .map(|i| graph.symbol(i).file().into_owned())
+    fn read(graph: &Graph, root: &Path) -> Self {
+        // The index's file table: every symbol's file.
+        let files: BTreeSet<String> = (0..graph.index.text_count(Column::File) as u32)
+            .map(|k| graph.index.text(Column::File, k).into_owned())
             .collect();
         let files: BTreeSet<&str> = files.iter().map(String::as_str).collect();
-        let scan = scan_code(root, &files, wanted);
         let (config_words, config_paths) = config_references(root);
         let libraries = files
             .iter()
             .filter_map(|f| language(f).filter(|lang| lang.is_library_root(f)))
             .map(|lang| lang.id())
             .collect();
+        let words = word_table(graph, root, &files);
         Evidence {
-            exports: scan.exports,
-            declared: scan.declared,
-            words: wanted
-                .iter()
-                .filter_map(|(word, &slot)| {
-                    let count = scan.counts.get(slot as usize).copied().unwrap_or(0);
-                    (count > 0).then(|| (word.clone(), count))
-                })
-                .collect(),
-            reflective: scan.reflective,
+            words,
             config_words,
             config_paths,
             libraries,
         }
     }
 
-    /// Whether something outside the graph may call `symbol`: an entry point, a test, an
-    /// export, a name used elsewhere, API of a library, a trait method.
-    fn reached_from_outside(
-        &self,
-        graph: &Graph,
-        lang: &dyn Language,
-        symbol: &Symbol<'_>,
-        lines: &[String],
-    ) -> bool {
+    /// Whether something outside the graph may call `symbol`, by what the graph and the
+    /// words tell: an entry point, a test, an export, a name used elsewhere, a trait method.
+    /// Asked first: it reads no file, and leaves few candidates on a large tree.
+    fn reached_by_name(&self, graph: &Graph, lang: &dyn Language, symbol: &Symbol<'_>) -> bool {
         let name = symbol.name();
         let name = name.as_ref();
         let file = symbol.file();
         let parent = symbol.parent.map(|p| graph.symbol(p));
-        let definition = lines.first().map_or("", String::as_str);
         lang.is_entry_function(name)
             || symbol.role != Role::Product
-            || self.words.get(name).copied().unwrap_or(0) > 1
+            || self.words.is_repeated(name)
             || self.config_words.contains(name)
             || self.config_paths.contains(file.as_ref())
             || symbol.implements().is_some()
             || parent.is_some_and(|p| p.kind == NodeKind::Trait)
             || name.starts_with("test")
             || lang.is_protocol_method(name)
-            || lines.iter().skip(1).any(|l| lang.annotation_registers(l))
-            || self
-                .exports
-                .get(file.as_ref())
-                .is_some_and(|names| names.contains(name))
-            || lang.is_api(
-                definition,
-                self.declared.contains(name),
-                self.libraries.contains(lang.id()),
-            )
+            || self.words.exports(file.as_ref(), name)
             || parent.is_some_and(|p| {
                 p.kind == NodeKind::Impl
                     && p.signature().is_some_and(|s| lang.implements_interface(&s))
             })
+    }
+
+    /// Whether the lines that define `symbol` (its [`preamble`]) say a caller outside the
+    /// graph reaches it: a decorator that registers it, a definition that is API.
+    fn reached_by_definition(&self, lang: &dyn Language, name: &str, lines: &[String]) -> bool {
+        let definition = lines.first().map_or("", String::as_str);
+        lines.iter().skip(1).any(|l| lang.annotation_registers(l))
+            || lang.is_api(
+                definition,
+                self.words.is_declared(name),
+                self.libraries.contains(lang.id()),
+            )
     }
 }
 
@@ -392,9 +281,12 @@ fn preambles(graph: &Graph, root: &Path, candidates: &[u32]) -> Vec<Vec<String>>
 }
 
 pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
-    // Functions and methods nothing else in the graph reaches; the rest of the evidence is
-    // read for them only.
+    let evidence = Evidence::read(graph, root);
+    // Functions and methods nothing else in the graph reaches, and whose names say nothing
+    // outside it does; only their files are read, for the lines that define them.
+    use rayon::prelude::*;
     let candidates: Vec<u32> = (0..graph.len() as u32)
+        .into_par_iter()
         .filter(|&i| matches!(graph.symbol(i).kind, NodeKind::Function | NodeKind::Method))
         .filter(|&i| {
             !graph
@@ -403,13 +295,12 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
                 .into_iter()
                 .any(|e| graph.index.edge(e).src != i)
         })
+        .filter(|&i| {
+            let symbol = graph.symbol(i);
+            language(&symbol.file())
+                .is_some_and(|lang| !evidence.reached_by_name(graph, lang, &symbol))
+        })
         .collect();
-    let names: BTreeSet<String> = candidates
-        .iter()
-        .map(|&i| graph.symbol(i).name().into_owned())
-        .collect();
-    let wanted: Wanted = names.into_iter().zip(0..).collect();
-    let evidence = Evidence::read(graph, root, &wanted);
     let preambles = preambles(graph, root, &candidates);
     let mut findings = Vec::new();
     for (i, lines) in candidates.into_iter().zip(preambles) {
@@ -418,14 +309,14 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
         let Some(lang) = language(&file) else {
             continue;
         };
-        if evidence.reached_from_outside(graph, lang, &symbol, &lines) {
+        if evidence.reached_by_definition(lang, &symbol.name(), &lines) {
             continue;
         }
         let definition = lines.first().map_or("", String::as_str);
         let private = is_private(lang, &symbol.name(), definition);
         // Dispatch the resolver cannot follow: a public method (an untyped receiver, a base
         // class's call) or any function of a file that looks names up at run time.
-        let dynamic = if evidence.reflective.contains(file.as_ref()) {
+        let dynamic = if evidence.words.is_reflective(file.as_ref()) {
             Some("its file looks names up at run time (getattr, importlib): a call by name may reach it")
         } else if symbol.kind == NodeKind::Method && !private {
             Some("a public method: a call through a receiver of unknown type or a base class may reach it")
@@ -447,29 +338,4 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
     }
     findings.sort_by(|a, b| b.confidence.total_cmp(&a.confidence).then(a.id.cmp(&b.id)));
     findings
-}
-
-#[cfg(test)]
-mod tests {
-    use super::identifiers;
-
-    /// The byte scan finds what the regex it replaced finds, on text meant to trip it:
-    /// digits before and inside words, underscores alone, non-ASCII letters beside words.
-    #[test]
-    fn identifiers_are_what_the_word_regex_finds() {
-        let word = regex::Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").unwrap();
-        let texts = [
-            "",
-            "int main(void) { return 0; }",
-            "1abc 2_x __init__ a1b2 9 _ __",
-            "caf\u{e9}_bar na\u{ef}ve \u{3bb}x \u{1f600}emoji_1",
-            "x->y.z::w /* c */ // d\n#define FOO(a,b) a##b",
-            "tail_word",
-        ];
-        for text in texts {
-            let expected: Vec<&str> = word.find_iter(text).map(|m| m.as_str()).collect();
-            let found: Vec<&str> = identifiers(text).collect();
-            assert_eq!(found, expected, "{text:?}");
-        }
-    }
 }

@@ -55,7 +55,8 @@ pub const INIT_KEY: &str = "init.key";
 pub const INSTALL_MANIFEST: &str = "install.json";
 /// The lock that serialises runs on one repository.
 pub const LOCK: &str = "tldrgraph.lock";
-/// Files only tg-extract writes: [`EXTRACT_CACHE`], [`EXTRACT_OUTPUT`], [`STAMPS`] and [`WALK`].
+/// Files only tg-extract writes: [`EXTRACT_CACHE`], [`EXTRACT_OUTPUT`], [`STAMPS`], [`WALK`]
+/// and [`WORDS`].
 pub const CACHE_DIR: &str = "cache";
 /// The extraction cache, per file keyed by content hash (inside [`CACHE_DIR`]).
 pub const EXTRACT_CACHE: &str = "extract.bin";
@@ -68,6 +69,9 @@ pub const STAMPS: &str = "stamps.bin";
 /// need not walk again while no directory changed (inside [`CACHE_DIR`];
 /// `tg_lang::walk_snapshot`).
 pub const WALK: &str = "walk.bin";
+/// The words the repository's code writes, summed over its files, for dead-code (inside
+/// [`CACHE_DIR`]; `tg_lang::words::WordTable`).
+pub const WORDS: &str = "words.bin";
 
 /// Reads the JSON artifact `name`, `what` the messages call it: missing is
 /// [`crate::exit::NO_INPUT`], malformed [`crate::exit::DATA`] naming the line; both say how to

@@ -109,10 +109,13 @@ impl IndexView {
 
     /// Loads `sections` now; the first that is damaged or malformed, and why.
     pub fn require(&self, sections: &[Section]) -> Result<(), String> {
-        for &s in sections {
-            self.load(s).map_err(str::to_string)?;
-        }
-        Ok(())
+        use rayon::prelude::*;
+        // Loaded and checked side by side; the first damaged in `sections`' order is reported.
+        let outcomes: Vec<Result<(), String>> = sections
+            .par_iter()
+            .map(|&s| self.load(s).map(|_| ()).map_err(str::to_string))
+            .collect();
+        outcomes.into_iter().collect()
     }
 
     fn load(&self, s: Section) -> Result<&[u8], &str> {
