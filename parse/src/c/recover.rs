@@ -352,7 +352,15 @@ fn included_ranges(source: &str, start: usize, end: usize) -> Vec<Range> {
         }
         pos = next;
     }
-    kept.into_iter().map(|(a, b)| range(source, a, b)).collect()
+    let mut points = Points::new(source);
+    kept.into_iter()
+        .map(|(a, b)| Range {
+            start_byte: a,
+            end_byte: b,
+            start_point: points.at(a),
+            end_point: points.at(b),
+        })
+        .collect()
 }
 
 /// The line as [`macro_words`] should read it: a definition whose name starts the next line
@@ -416,25 +424,60 @@ fn macro_words(line: &str) -> Vec<(usize, usize)> {
     words
 }
 
-fn range(source: &str, start: usize, end: usize) -> Range {
-    Range {
-        start_byte: start,
-        end_byte: end,
-        start_point: point(source, start),
-        end_point: point(source, end),
-    }
+/// Rows and columns of byte offsets asked in increasing order: the newlines are counted from
+/// the offset asked before, not from the file's start each time (a reparse of a macro-heavy
+/// region has a range per macro word, and counting from the start was 3.5% of the time
+/// extracting the kernel's core).
+struct Points<'s> {
+    source: &'s str,
+    pos: usize,
+    row: usize,
 }
 
-fn point(source: &str, pos: usize) -> Point {
-    let before = &source.as_bytes()[..pos];
-    let row = before.iter().filter(|&&b| b == b'\n').count();
-    let column = pos - line_start(source, pos);
-    Point { row, column }
+impl<'s> Points<'s> {
+    fn new(source: &'s str) -> Self {
+        Points {
+            source,
+            pos: 0,
+            row: 0,
+        }
+    }
+
+    fn at(&mut self, pos: usize) -> Point {
+        if pos < self.pos {
+            // Asked out of order: count again from the start.
+            (self.pos, self.row) = (0, 0);
+        }
+        let between = &self.source.as_bytes()[self.pos..pos];
+        self.row += between.iter().filter(|&&b| b == b'\n').count();
+        self.pos = pos;
+        let column = pos - line_start(self.source, pos);
+        Point {
+            row: self.row,
+            column,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Offsets asked in order, out of order and at the ends give the rows and columns of a
+    /// count from the file's start.
+    #[test]
+    fn points_are_those_counted_from_the_start() {
+        let source = "ab\ncd\n\nefg\n";
+        let from_start = |pos: usize| {
+            let row = source[..pos].matches('\n').count();
+            let column = pos - source[..pos].rfind('\n').map_or(0, |n| n + 1);
+            Point { row, column }
+        };
+        let mut points = Points::new(source);
+        for pos in [0, 1, 3, 6, 7, 10, 11, 2, 8, 8, source.len()] {
+            assert_eq!(points.at(pos), from_start(pos), "at {pos}");
+        }
+    }
 
     #[test]
     fn macro_words_are_recognised() {
