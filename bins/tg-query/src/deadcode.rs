@@ -246,6 +246,20 @@ fn verdict(kind: NodeKind, private: bool) -> (f64, &'static str) {
 
 /// Each candidate's [`preamble`], in the candidates' order: the files are read in parallel,
 /// each once however many candidates it holds.
+/// The offset just past line `line` (1-based) of `bytes`, or its length when it has fewer. A
+/// newline byte is never inside a UTF-8 sequence, so the cut is a character boundary.
+fn end_of_line(bytes: &[u8], line: u32) -> usize {
+    let Some(nth) = (line as usize).checked_sub(1) else {
+        return 0;
+    };
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'\n')
+        .nth(nth)
+        .map_or(bytes.len(), |(at, _)| at + 1)
+}
+
 fn preambles(graph: &Graph, root: &Path, candidates: &[u32]) -> Vec<Vec<String>> {
     use rayon::prelude::*;
     let mut by_file: BTreeMap<String, Vec<(usize, u32)>> = BTreeMap::new();
@@ -259,8 +273,10 @@ fn preambles(graph: &Graph, root: &Path, candidates: &[u32]) -> Vec<Vec<String>>
     let found: Vec<(usize, Vec<String>)> = by_file
         .into_par_iter()
         .flat_map_iter(|(file, wanted)| {
+            // Only the lines up to the last definition asked for are decoded and split.
+            let last = wanted.iter().map(|&(_, line)| line).max().unwrap_or(0);
             let text = std::fs::read(root.join(&file))
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .map(|b| String::from_utf8_lossy(&b[..end_of_line(&b, last)]).into_owned())
                 .ok();
             let lines: Vec<&str> = text.as_deref().map_or(Vec::new(), |t| t.lines().collect());
             let lang = language(&file);
@@ -287,18 +303,12 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
     use rayon::prelude::*;
     let candidates: Vec<u32> = (0..graph.len() as u32)
         .into_par_iter()
-        .filter(|&i| matches!(graph.symbol(i).kind, NodeKind::Function | NodeKind::Method))
-        .filter(|&i| {
-            !graph
-                .index
-                .in_edges(i)
-                .into_iter()
-                .any(|e| graph.index.edge(e).src != i)
-        })
         .filter(|&i| {
             let symbol = graph.symbol(i);
-            language(&symbol.file())
-                .is_some_and(|lang| !evidence.reached_by_name(graph, lang, &symbol))
+            matches!(symbol.kind, NodeKind::Function | NodeKind::Method)
+                && !symbol.is_entered()
+                && language(&symbol.file())
+                    .is_some_and(|lang| !evidence.reached_by_name(graph, lang, &symbol))
         })
         .collect();
     let preambles = preambles(graph, root, &candidates);
@@ -338,4 +348,22 @@ pub fn find(graph: &Graph, root: &Path) -> Vec<Finding> {
     }
     findings.sort_by(|a, b| b.confidence.total_cmp(&a.confidence).then(a.id.cmp(&b.id)));
     findings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::end_of_line;
+
+    /// The prefix through a line, for lines inside, at and past the end, and none.
+    #[test]
+    fn end_of_line_cuts_just_past_the_line() {
+        let text = "a\nbc\n\nd";
+        let cut = |line: u32| &text[..end_of_line(text.as_bytes(), line)];
+        assert_eq!(cut(0), "");
+        assert_eq!(cut(1), "a\n");
+        assert_eq!(cut(2), "a\nbc\n");
+        assert_eq!(cut(3), "a\nbc\n\n");
+        assert_eq!(cut(4), text);
+        assert_eq!(cut(9), text);
+    }
 }

@@ -52,8 +52,6 @@ pub const FOR_DEAD_CODE: &[Section] = &[
     Section::Blob(Column::File),
     Section::Offsets(Column::Name),
     Section::Blob(Column::Name),
-    Section::Edges,
-    Section::In,
 ];
 /// A server answers everything, so it reads (and checks) all of it but the large texts once.
 pub const FOR_EVERYTHING: &[Section] = &[

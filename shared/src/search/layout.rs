@@ -171,6 +171,9 @@ pub mod flags {
     pub const INTENT: u16 = 1 << 5;
     pub const INTENT_SOURCE: u16 = 1 << 6;
     pub const DOC: u16 = 1 << 7;
+    /// An edge from another symbol enters it (a call, import, include, inheritance): set when
+    /// the index is written, so dead-code need not read the edges of a million symbols.
+    pub const ENTERED: u16 = 1 << 8;
 }
 
 pub fn kind_code(kind: NodeKind) -> u8 {
@@ -252,8 +255,14 @@ fn u32s(values: &[u32]) -> Vec<u8> {
 }
 
 fn records(index: &SearchIndex, files: &[&str]) -> Vec<u8> {
+    let mut entered = vec![false; index.symbols.len()];
+    for e in index.edges.iter().filter(|e| e.src != e.dst) {
+        if let Some(flag) = entered.get_mut(e.dst as usize) {
+            *flag = true;
+        }
+    }
     let mut bytes = Vec::with_capacity(index.symbols.len() * RECORD);
-    for s in &index.symbols {
+    for (s, &entered) in index.symbols.iter().zip(&entered) {
         let mut flag = 0u16;
         for (present, bit) in [
             (s.layer.is_some(), flags::LAYER),
@@ -264,6 +273,7 @@ fn records(index: &SearchIndex, files: &[&str]) -> Vec<u8> {
             (s.intent.is_some(), flags::INTENT),
             (s.intent_source.is_some(), flags::INTENT_SOURCE),
             (s.doc.is_some(), flags::DOC),
+            (entered, flags::ENTERED),
         ] {
             if present {
                 flag |= bit;

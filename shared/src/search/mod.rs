@@ -16,7 +16,7 @@ use std::path::Path;
 pub use view::IndexView;
 
 /// Bumped when the layout or the embedded text changes: an older index is rebuilt whole.
-pub const INDEX_VERSION: u32 = 7;
+pub const INDEX_VERSION: u32 = 8;
 /// `vector` of a symbol with no embedding.
 pub const NO_VECTOR: u32 = u32::MAX;
 
@@ -285,13 +285,23 @@ mod tests {
                 order: 1,
             }],
             symbols: vec![symbol("a.py::f", "h1", 0), symbol("a.py::g", "", NO_VECTOR)],
-            edges: vec![IndexEdge {
-                src: 1,
-                dst: 0,
-                kind: EdgeKind::Calls,
-                confidence: 0.75,
-                line: 4,
-            }],
+            // g calls f and itself: f is entered by another symbol, g only by itself.
+            edges: vec![
+                IndexEdge {
+                    src: 1,
+                    dst: 0,
+                    kind: EdgeKind::Calls,
+                    confidence: 0.75,
+                    line: 4,
+                },
+                IndexEdge {
+                    src: 1,
+                    dst: 1,
+                    kind: EdgeKind::Calls,
+                    confidence: 0.9,
+                    line: 5,
+                },
+            ],
             postings: Postings {
                 terms: vec!["fetch".to_string(), "get".to_string()],
                 lists: vec![vec![(0, 1), (1, 1)], vec![(1, 2)]],
@@ -318,8 +328,10 @@ mod tests {
         assert_eq!(view.postings("get"), vec![(1, 2)]);
         assert_eq!(view.postings("fetch"), vec![(0, 1), (1, 1)]);
         assert!(view.postings("nothing").is_empty());
-        assert_eq!(view.out_edges(1), vec![0]);
+        assert_eq!(view.out_edges(1), vec![0, 1]);
         assert_eq!(view.in_edges(0), vec![0]);
+        assert!(view.symbol(0).is_entered());
+        assert!(!view.symbol(1).is_entered());
         assert_eq!(view.failure(), None);
         assert_eq!(IndexHead::read(&path), Some(index.head.clone()));
         assert_eq!(SearchIndex::load(&path).unwrap(), index);

@@ -393,6 +393,11 @@ impl<'a> Symbol<'a> {
         self.view.text(Column::File, self.file)
     }
 
+    /// Whether an edge from another symbol enters it (read from its record, not the edges).
+    pub fn is_entered(&self) -> bool {
+        self.flags & flags::ENTERED != 0
+    }
+
     pub fn implements(&self) -> Option<Cow<'a, str>> {
         self.optional(Column::Implements)
     }
