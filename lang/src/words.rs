@@ -209,9 +209,8 @@ impl<'de> Deserialize<'de> for SortedHashes {
     }
 }
 
-/// One file as [`WordTable::build`] takes it: its path, whether it is an interface file of its
-/// language, its words.
-pub type FileEntry<'a> = (&'a str, bool, &'a FileWords);
+/// One file as [`WordTable::build`] takes it: its path and its words.
+pub type FileEntry<'a> = (&'a str, &'a FileWords);
 
 /// The hash space is summed a sixteenth at a time: a sixteenth of the kernel's 23 million
 /// (file, identifier) pairs is sorted at once, never the whole.
@@ -223,12 +222,16 @@ impl WordTable {
     pub fn build(files: &[FileEntry<'_>], mut covered: Vec<u32>) -> WordTable {
         covered.sort_unstable();
         covered.dedup();
+        let interface: Vec<bool> = files
+            .iter()
+            .map(|&(path, _)| crate::for_path(path).is_some_and(|l| l.is_interface_file(path)))
+            .collect();
         let (mut all_repeated, mut all_declared) = (Vec::new(), Vec::new());
         let width = (1u64 << 32) / HASH_SLICES;
         for slice in 0..HASH_SLICES {
             let (low, high) = (slice * width, (slice + 1) * width);
             let (mut once, mut repeated, mut declared) = (Vec::new(), Vec::new(), Vec::new());
-            for &(_, interface, words) in files {
+            for (&(_, words), &interface) in files.iter().zip(&interface) {
                 let once_here = within(&words.once, low, high);
                 let repeated_here = within(&words.repeated, low, high);
                 once.extend_from_slice(once_here);
@@ -260,7 +263,7 @@ impl WordTable {
             declared: SortedHashes::from_sorted(all_declared),
             ..WordTable::default()
         };
-        for &(path, _, words) in files {
+        for &(path, words) in files {
             if words.reflective {
                 table.reflective.insert(path.to_string());
             }
@@ -378,7 +381,7 @@ mod tests {
         );
         let h = FileWords::of(c, "int header_only(void);");
         assert!(b.reflective && !a.reflective);
-        let files = [("a.c", false, &a), ("b.c", false, &b), ("x.h", true, &h)];
+        let files = [("a.c", &a), ("b.c", &b), ("x.h", &h)];
         let names = [
             "used_twice",
             "shared",
@@ -437,7 +440,7 @@ mod tests {
         let py = &crate::PYTHON;
         let words = FileWords::of(py, "__all__ = ['run']\ndef run(): pass\nrun()\n");
         assert_eq!(words.exports, vec!["run".to_string()]);
-        let table = WordTable::build(&[("m.py", false, &words)], vec![word_hash("run")]);
+        let table = WordTable::build(&[("m.py", &words)], vec![word_hash("run")]);
         assert!(table.exports("m.py", "run") && table.is_repeated("run"));
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("words.bin");

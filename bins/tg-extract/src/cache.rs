@@ -102,7 +102,7 @@ impl ExtractCache {
 #[derive(Serialize)]
 pub struct CacheView<'a> {
     pub stamp: String,
-    pub entries: BTreeMap<&'a str, EntryView<'a>>,
+    pub entries: &'a BTreeMap<&'a str, EntryView<'a>>,
 }
 
 /// A [`CacheEntry`] whose words are held apart from it: a run keeps each file's words beside

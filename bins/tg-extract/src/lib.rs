@@ -274,7 +274,7 @@ fn save_cache_and_words(
     if dirty {
         let view = CacheView {
             stamp: cache::stamp(),
-            entries: entries.clone(),
+            entries,
         };
         if let Err(err) = view.save(&store.extract_cache_path()) {
             progress.say(format_args!("{err}"));
@@ -282,10 +282,7 @@ fn save_cache_and_words(
     }
     let files: Vec<FileEntry<'_>> = entries
         .iter()
-        .map(|(&path, view)| {
-            let interface = tg_lang::for_path(path).is_some_and(|l| l.is_interface_file(path));
-            (path, interface, view.words)
-        })
+        .map(|(&path, view)| (path, view.words))
         .collect();
     let names: Vec<u32> = entries
         .values()

@@ -85,7 +85,7 @@ pub fn run(
     let facts = entries.len();
     let view = CacheView {
         stamp: crate::cache::stamp(),
-        entries,
+        entries: &entries,
     };
     view.save(facts_out)
         .map_err(|e| Failure::new(exit::CANT_CREATE, e))?;

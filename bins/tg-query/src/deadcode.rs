@@ -94,20 +94,15 @@ fn word_table(graph: &Graph, root: &Path, files: &BTreeSet<&str>) -> WordTable {
     if let Some(table) = WordTable::load(&Store::at_root(root).words_path()) {
         return table;
     }
-    let read: Vec<(&str, bool, FileWords)> = files
+    let read: Vec<(&str, FileWords)> = files
         .par_iter()
         .filter_map(|&file| {
             let lang = language(file)?;
             let bytes = std::fs::read(root.join(file)).ok()?;
-            let text = String::from_utf8_lossy(&bytes);
-            Some((
-                file,
-                lang.is_interface_file(file),
-                FileWords::of(lang, &text),
-            ))
+            Some((file, FileWords::of(lang, &String::from_utf8_lossy(&bytes))))
         })
         .collect();
-    let entries: Vec<FileEntry<'_>> = read.iter().map(|(f, i, w)| (*f, *i, w)).collect();
+    let entries: Vec<FileEntry<'_>> = read.iter().map(|(f, w)| (*f, w)).collect();
     let names = (0..graph.len() as u32)
         .map(|i| graph.symbol(i))
         .filter(|symbol| matches!(symbol.kind, NodeKind::Function | NodeKind::Method))
