@@ -619,6 +619,100 @@ fn a_skipped_file_that_becomes_source_makes_the_state_stale() {
         .any(|n| n["id"] == "pkg/blob.py::hidden"));
 }
 
+/// A graph over the plain limit (`TLDRGRAPH_PLAIN_GRAPH_LIMIT`, 256 MiB unless set) is written
+/// as graph.json.zst: the same document, and every reader of the last build's graph answers
+/// from it as from graph.json. Back under the limit, the plain file returns and the other goes.
+#[test]
+fn a_graph_over_the_plain_limit_is_compressed_and_read_the_same() {
+    use std::io::Read;
+    let repos = [copy_fixture("python"), copy_fixture("python")];
+    let dirs = repos.each_ref().map(|repo| repo.path());
+    let init = |dir: &Path, limit: Option<&str>| {
+        let mut command = Command::new(stage("tldrgraph"));
+        command
+            .args(["init", "--json", "--enrich", "off"])
+            .current_dir(dir);
+        if let Some(limit) = limit {
+            command.env("TLDRGRAPH_PLAIN_GRAPH_LIMIT", limit);
+        }
+        json_payload(&command.output().expect("init"))
+    };
+    for dir in dirs {
+        fs::create_dir_all(dir.join(".tldrgraph")).expect("mkdir");
+        write_config(dir, PYTHON_LAYERS);
+    }
+    let (plain, code) = init(dirs[0], None);
+    assert_eq!(
+        (plain["status"].as_str(), code),
+        (Some("done"), 0),
+        "{plain}"
+    );
+    assert_eq!(init(dirs[1], Some("0")), (plain, 0));
+    let store = |dir: &Path, name: &str| dir.join(".tldrgraph").join(name);
+    assert!(!store(dirs[0], "graph.json.zst").exists());
+    assert!(!store(dirs[1], "graph.json").exists());
+    let compressed = fs::read(store(dirs[1], "graph.json.zst")).expect("graph.json.zst");
+    let mut document = Vec::new();
+    tg_shared::frames::reader(&compressed[..])
+        .expect("zstd")
+        .read_to_end(&mut document)
+        .expect("decompress");
+    let plain_document = fs::read(store(dirs[0], "graph.json")).expect("graph.json");
+    assert_eq!(document, plain_document);
+    assert!(compressed.len() < plain_document.len());
+
+    // The readers: impact against the last build, status, the map page.
+    for dir in dirs {
+        fs::write(dir.join("pkg/util.py"), "def only():\n    return 1\n").expect("edit");
+    }
+    for args in [
+        &["impact", "--json", "--files", "pkg/util.py"][..],
+        &["status", "--json"],
+        &["ui", "--output", "map.html"],
+    ] {
+        // Each answer with its repository's path written as `<repo>`.
+        let [a, b] = dirs.map(|dir| {
+            let output = run("tldrgraph", dir, args);
+            let stdout = String::from_utf8_lossy(&output.stdout)
+                .replace(&dir.display().to_string(), "<repo>");
+            (stdout, output.status.code())
+        });
+        assert_eq!(a.1, Some(0), "{args:?}: {}", a.0);
+        assert_eq!(b, a, "{args:?}");
+    }
+    // The page names its repository by the directory's name.
+    let [a, b] = dirs.map(|dir| {
+        let page = fs::read_to_string(dir.join("map.html")).expect("map.html");
+        let name = dir
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        page.replace(&name, "<repo>")
+    });
+    assert!(a == b, "the map pages differ");
+    let removed = run(
+        "tldrgraph",
+        dirs[0],
+        &["impact", "--json", "--files", "pkg/util.py"],
+    );
+    assert!(String::from_utf8_lossy(&removed.stdout).contains("pkg/util.py::helper"));
+
+    // The next build under the default limit writes graph.json and removes graph.json.zst.
+    assert_eq!(init(dirs[1], None).1, 0);
+    assert!(store(dirs[1], "graph.json").is_file());
+    assert!(!store(dirs[1], "graph.json.zst").exists());
+    // A limit that is not a number is refused, naming the variable.
+    let output = Command::new(stage("tg-status"))
+        .current_dir(dirs[1])
+        .env("TLDRGRAPH_PLAIN_GRAPH_LIMIT", "lots")
+        .stdin(Stdio::null())
+        .output()
+        .expect("tg-status");
+    assert_eq!(output.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("TLDRGRAPH_PLAIN_GRAPH_LIMIT"));
+}
+
 /// The seed spec's fields and JSON types for each state, written from the spec (quoted in
 /// `.tldrgraph/AGENT_CONTRACT.md`, issue 18), not from our output: every golden payload (each written by a real run in the
 /// tests above) must carry them with exactly these types; extra fields may stand beside them.

@@ -99,7 +99,7 @@ fn older_version(name: &str, bytes: &[u8], dir: &Path) -> Vec<u8> {
             index.head.version = 2;
             tg_shared::codec::encode(&index).expect("encode")
         }
-        "cache/extract.bin" | "cache/extract.out" => {
+        "cache/extract.bin" | "cache/extract.out.zst" => {
             let at = bytes.iter().position(|&b| b == b'\n').unwrap_or(0);
             let mut out = b"tg-extract 0.0.1 rev 1".to_vec();
             out.extend_from_slice(&bytes[at..]);
@@ -117,7 +117,7 @@ fn damaged_or_older_artifacts_are_reported_and_rebuilt_to_the_clean_bytes() {
     assert!(clean_query.status.success());
     let targets = [
         "cache/extract.bin",
-        "cache/extract.out",
+        "cache/extract.out.zst",
         "search.bin",
         "vectors.i8",
         "search.sum",

@@ -12,6 +12,7 @@ pub mod contract;
 pub mod embed;
 pub mod exclude;
 pub mod exit;
+pub mod frames;
 pub mod freshness;
 pub mod hash;
 pub mod http;

@@ -5,12 +5,14 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
 use tg_lang::words::FileWords;
 use tg_lang::FileFacts;
 use tg_parse::EXTRACTOR_REVISION;
+use tg_shared::artifacts;
 use tg_shared::codec;
+use tg_shared::frames::FrameWriter;
 use tg_shared::freshness::{self, FileStamp};
 use tg_shared::store;
 
@@ -144,13 +146,11 @@ impl CacheView<'_> {
 
 /// The previous run's whole output, reused byte for byte when the fingerprint of the inputs
 /// (tool, options, file set, content hashes) is unchanged: a no-op run resolves nothing.
-/// Layout: `<fingerprint>\n`, the stream, `end <fingerprint> <blake3 of the stream>\n`; a file
-/// without its trailer (a crash mid-write) or whose stream no longer matches its hash (damage)
-/// is never reused. Returns the stream, or why a file that is there cannot be used.
-pub fn open_output(
-    path: &Path,
-    fingerprint: &str,
-) -> Result<Option<io::Take<BufReader<File>>>, String> {
+/// Layout: `<fingerprint>\n`, the stream as zstd frames ([`tg_shared::frames`]; 10x smaller
+/// on the kernel), `end <fingerprint> <blake3 of the frames>\n`; a file without its trailer (a
+/// crash mid-write) or whose frames no longer match their hash (damage) is never reused.
+/// Returns the output, or why a file that is there cannot be used.
+pub fn open_output(path: &Path, fingerprint: &str) -> Result<Option<PreviousOutput>, String> {
     let mut file = match File::open(path) {
         Ok(file) => file,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -163,65 +163,54 @@ pub fn open_output(
             path.display()
         )
     };
-    let size = file.metadata().map_err(cannot_read)?.len();
     let header = format!("{fingerprint}\n");
     let mut head = vec![0; header.len()];
     if file.read_exact(&mut head).is_err() || head != header.as_bytes() {
         // Another input set or another build: not damage.
         return Ok(None);
     }
+    let mut frames = Vec::new();
+    file.read_to_end(&mut frames).map_err(cannot_read)?;
     // `end <fingerprint> <hash>\n`, the hash as long as every content hash.
     let hash_len = tg_shared::hash::content_hash(b"").len();
     let trailer_start = format!("end {fingerprint} ");
-    let trailer_len = (trailer_start.len() + hash_len + 1) as u64;
-    let Some(body_len) = size.checked_sub(header.len() as u64 + trailer_len) else {
+    let trailer_len = trailer_start.len() + hash_len + 1;
+    let Some(body_len) = frames.len().checked_sub(trailer_len) else {
         return Err(damaged());
     };
-    let mut trailer = vec![0; trailer_len as usize];
-    file.seek(SeekFrom::Start(size - trailer_len))
-        .and_then(|_| file.read_exact(&mut trailer))
-        .map_err(cannot_read)?;
-    let Some(expected) = trailer
+    let Some(expected) = frames[body_len..]
         .strip_prefix(trailer_start.as_bytes())
         .and_then(|t| t.strip_suffix(b"\n"))
     else {
         return Err(damaged());
     };
-    let stream = |file: File| BufReader::with_capacity(1 << 16, file).take(body_len);
-    // Found intact before and not rewritten since (size, times, inode): not hashed again, as
-    // git trusts its index's stamps; a no-op on the kernel skips hashing 1.1 GB.
-    let stamp = freshness::file_stamp(path);
     let hash = String::from_utf8_lossy(expected).into_owned();
-    if stamp.is_some() && read_verified(path) == stamp.map(|s| (s, hash.clone())) {
-        file.seek(SeekFrom::Start(header.len() as u64))
-            .map_err(cannot_read)?;
-        return Ok(Some(stream(file)));
-    }
-    // Hashed in chunks before anything is written, so a damaged stream is never passed on, and
-    // then streamed: no copy of the whole output in memory.
-    file.seek(SeekFrom::Start(header.len() as u64))
-        .map_err(cannot_read)?;
-    let mut hasher = tg_shared::hash::Hasher::new();
-    let mut body = BufReader::with_capacity(1 << 20, &mut file).take(body_len);
-    loop {
-        let chunk = body.fill_buf().map_err(cannot_read)?;
-        if chunk.is_empty() {
-            break;
+    frames.truncate(body_len);
+    // Found intact before and not rewritten since (size, times, inode): not hashed again, as
+    // git trusts its index's stamps. Each frame's own checksum still guards its content.
+    let stamp = freshness::file_stamp(path);
+    if stamp.is_none() || read_verified(path) != stamp.map(|s| (s, hash.clone())) {
+        if tg_shared::hash::content_hash(&frames) != hash {
+            return Err(damaged());
         }
-        let n = chunk.len();
-        hasher.update(chunk);
-        body.consume(n);
+        if let Some(stamp) = stamp.filter(FileStamp::settled) {
+            // A cache of a check: when it cannot be written, the next run hashes again.
+            let _ = write_verified(path, stamp, &hash);
+        }
     }
-    if body.limit() != 0 || hasher.finish().as_bytes() != expected {
-        return Err(damaged());
+    Ok(Some(PreviousOutput { frames }))
+}
+
+/// The previous run's output as found intact by [`open_output`]: its compressed frames.
+pub struct PreviousOutput {
+    frames: Vec<u8>,
+}
+
+impl PreviousOutput {
+    /// Writes the stream, decompressed across the cores.
+    pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
+        tg_shared::frames::decompress_to(&self.frames, out)
     }
-    if let Some(stamp) = stamp.filter(FileStamp::settled) {
-        // A cache of a check: when it cannot be written, the next run hashes again.
-        let _ = write_verified(path, stamp, &hash);
-    }
-    file.seek(SeekFrom::Start(header.len() as u64))
-        .map_err(cannot_read)?;
-    Ok(Some(stream(file)))
 }
 
 /// Beside the output cache: its stamp when its stream last matched its trailer's hash.
@@ -242,9 +231,9 @@ fn write_verified(output: &Path, stamp: FileStamp, hash: &str) -> io::Result<()>
 
 /// The output cache being written beside the stream; [`OutputCache::finish`] seals it.
 pub struct OutputCache {
-    file: store::AtomicFile,
+    frames: FrameWriter<Hashed<store::AtomicFile>>,
     fingerprint: String,
-    hasher: tg_shared::hash::Hasher,
+    path: PathBuf,
 }
 
 impl OutputCache {
@@ -252,27 +241,54 @@ impl OutputCache {
         let mut file = store::AtomicFile::create(path)?;
         writeln!(file, "{fingerprint}")?;
         Ok(OutputCache {
-            file,
+            frames: FrameWriter::new(Hashed {
+                sink: file,
+                hasher: tg_shared::hash::Hasher::new(),
+            }),
             fingerprint: fingerprint.to_string(),
-            hasher: tg_shared::hash::Hasher::new(),
+            path: path.to_path_buf(),
         })
     }
 
-    pub fn finish(mut self) -> io::Result<()> {
-        let hash = self.hasher.finish();
-        writeln!(self.file, "end {} {hash}", self.fingerprint)?;
-        self.file.commit()
+    /// Seals and commits the cache, and removes the uncompressed one an older build kept.
+    pub fn finish(self) -> io::Result<()> {
+        let Hashed { mut sink, hasher } = self.frames.finish()?;
+        writeln!(sink, "end {} {}", self.fingerprint, hasher.finish())?;
+        sink.commit()?;
+        let legacy = self.path.with_file_name(artifacts::LEGACY_EXTRACT_OUTPUT);
+        for stale in [verified_path(&legacy), legacy] {
+            match std::fs::remove_file(&stale) {
+                Err(err) if err.kind() != io::ErrorKind::NotFound => return Err(err),
+                _ => {}
+            }
+        }
+        Ok(())
     }
 }
 
 impl Write for OutputCache {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let written = self.file.write(buf)?;
+        self.frames.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.frames.flush()
+    }
+}
+
+/// A sink that hashes what passes through it.
+struct Hashed<W> {
+    sink: W,
+    hasher: tg_shared::hash::Hasher,
+}
+
+impl<W: Write> Write for Hashed<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.sink.write(buf)?;
         self.hasher.update(&buf[..written]);
         Ok(written)
     }
     fn flush(&mut self) -> io::Result<()> {
-        self.file.flush()
+        self.sink.flush()
     }
 }
 

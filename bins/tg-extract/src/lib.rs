@@ -198,7 +198,7 @@ fn reuse_previous_output(
             None
         }
     };
-    let Some(mut previous) = previous else {
+    let Some(previous) = previous else {
         return Ok(false);
     };
     match &cli.output {
@@ -207,12 +207,12 @@ fn reuse_previous_output(
             let path = scope.cwd.join(path);
             let cant = |e: io::Error| Failure::cant_write(&path, &e);
             let mut file = store::AtomicFile::create(&path).map_err(cant)?;
-            io::copy(&mut previous, &mut file).map_err(cant)?;
+            previous.write_to(&mut file).map_err(cant)?;
             file.commit_if_changed().map_err(cant)?;
         }
         None => {
             let mut out = io::stdout().lock();
-            if reader_went_away(io::copy(&mut previous, &mut out).and_then(|_| out.flush()))? {
+            if reader_went_away(previous.write_to(&mut out).and_then(|_| out.flush()))? {
                 return Ok(true);
             }
         }

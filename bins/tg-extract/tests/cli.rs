@@ -288,6 +288,45 @@ fn a_settled_tree_is_not_walked_again_until_a_directory_moves() {
     );
 }
 
+/// The previous output is kept as zstd frames between its fingerprint line and its trailer,
+/// and replaces the uncompressed `extract.out` an older build kept.
+#[test]
+fn the_previous_output_is_kept_compressed_and_replaces_the_old_form() {
+    use std::io::Read;
+    let root = copy_fixture("python");
+    let clean = extract(root.path(), false);
+    let cache_dir = root.path().join(".tldrgraph/cache");
+    fs::create_dir_all(&cache_dir).unwrap();
+    fs::write(cache_dir.join("extract.out"), &clean).unwrap();
+    fs::write(cache_dir.join("extract.out.verified"), b"[]").unwrap();
+    let first = bin().arg("--root").arg(root.path()).output().unwrap();
+    assert_eq!(first.stdout, clean);
+    assert!(!cache_dir.join("extract.out").exists());
+    assert!(!cache_dir.join("extract.out.verified").exists());
+
+    let kept = fs::read(cache_dir.join("extract.out.zst")).unwrap();
+    let header_end = kept.iter().position(|&b| b == b'\n').unwrap() + 1;
+    // The trailer: `end <fingerprint> <hash>\n`; the frames before it end in no newline.
+    let mut trailer = b"end ".to_vec();
+    trailer.extend_from_slice(&kept[..header_end - 1]);
+    trailer.push(b' ');
+    let trailer_start = kept
+        .windows(trailer.len())
+        .rposition(|window| window == trailer)
+        .unwrap();
+    let mut stream = Vec::new();
+    tg_shared::frames::reader(&kept[header_end..trailer_start])
+        .unwrap()
+        .read_to_end(&mut stream)
+        .unwrap();
+    assert_eq!(stream, clean);
+    assert!(kept.len() < clean.len(), "{} bytes kept", kept.len());
+
+    let noop = bin().arg("--root").arg(root.path()).output().unwrap();
+    assert_eq!(noop.stdout, clean);
+    assert!(String::from_utf8_lossy(&noop.stderr).contains("reused the previous output"));
+}
+
 #[test]
 fn a_damaged_cache_is_ignored_and_rebuilt() {
     let root = copy_fixture("c");
@@ -295,7 +334,7 @@ fn a_damaged_cache_is_ignored_and_rebuilt() {
     let cache_dir = root.path().join(".tldrgraph/cache");
     fs::create_dir_all(&cache_dir).unwrap();
     fs::write(cache_dir.join("extract.bin"), b"garbage").unwrap();
-    fs::write(cache_dir.join("extract.out"), b"garbage\nmore").unwrap();
+    fs::write(cache_dir.join("extract.out.zst"), b"garbage\nmore").unwrap();
     let output = bin().arg("--root").arg(root.path()).output().unwrap();
     assert!(output.status.success());
     assert_eq!(output.stdout, clean);

@@ -8,7 +8,8 @@ use cli::Cli;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::IsTerminal;
-use tg_shared::artifacts::{self, graph::GraphWriter, state::SavedState};
+use tg_shared::artifacts::graph::{GraphWriter, PLAIN_LIMIT};
+use tg_shared::artifacts::{self, state::SavedState};
 use tg_shared::contract::{self, Done};
 use tg_shared::exit;
 use tg_shared::freshness;
@@ -171,6 +172,7 @@ impl Seen {
 /// caller reports the last build instead.
 fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
     let progress = Progress::new(STAGE, cli.stage.quiet);
+    let plain_limit = plain_graph_limit()?;
     let mut input = Input::open(cli.input.as_deref())?.metered(&progress);
     let mut stream = StreamCheck::default();
     let first = input.next_item(&mut stream);
@@ -178,7 +180,7 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
         return Ok(None);
     }
     let graph_failure = |e: std::io::Error| Failure::cant_write(&store.path(artifacts::GRAPH), &e);
-    let mut graph = GraphWriter::create(store).map_err(graph_failure)?;
+    let mut graph = GraphWriter::create(store, plain_limit).map_err(graph_failure)?;
     let mut seen = Seen::default();
     let mut pending = first;
     while let Some(item) = pending.take().or_else(|| input.next_item(&mut stream)) {
@@ -203,6 +205,20 @@ fn from_stream(cli: &Cli, store: &Store) -> Result<Option<Value>, Failure> {
         payload["status"].as_str().unwrap_or("?")
     ));
     Ok(Some(payload))
+}
+
+/// The size above which the graph is written as graph.json.zst: `TLDRGRAPH_PLAIN_GRAPH_LIMIT`
+/// (bytes) when set, else [`PLAIN_LIMIT`].
+fn plain_graph_limit() -> Result<u64, Failure> {
+    const VARIABLE: &str = "TLDRGRAPH_PLAIN_GRAPH_LIMIT";
+    match std::env::var(VARIABLE) {
+        Err(std::env::VarError::NotPresent) => Ok(PLAIN_LIMIT),
+        Ok(value) if value.trim().parse::<u64>().is_ok() => Ok(value.trim().parse().unwrap_or(0)),
+        _ => Err(Failure::new(
+            exit::USAGE,
+            format!("{VARIABLE} must be a number of bytes"),
+        )),
+    }
 }
 
 /// Candidates the approval file declines that still lack a current intent.

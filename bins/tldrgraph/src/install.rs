@@ -34,12 +34,14 @@ follow the state it prints until `status` is `done`; `.tldrgraph/AGENT_CONTRACT.
 state and what to do on it (the first run asks you to design `.tldrgraph/layers.config.yaml`).
 `tldrgraph status --json` tells whether the map is current without rebuilding it.
 `.tldrgraph/layers.yaml` lists the layers, the dependencies between them and the violations of
-their `may_depend_on` rules; `.tldrgraph/graph.json` holds every symbol and edge.";
+their `may_depend_on` rules; `.tldrgraph/graph.json` holds every symbol and edge (on a very large
+repository, `.tldrgraph/graph.json.zst`: the same JSON, compressed; read it with `zstd -dc`).";
 
 const GITIGNORE_BLOCK: &str = ".tldrgraph/cache/
 .tldrgraph/make/
 .tldrgraph/*.lock
 .tldrgraph/graph.json
+.tldrgraph/graph.json.zst
 .tldrgraph/state.json
 .tldrgraph/layers.yaml
 .tldrgraph/symbols.md

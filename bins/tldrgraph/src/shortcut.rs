@@ -67,8 +67,9 @@ pub fn may_answer(args: &crate::cli::InitArgs) -> bool {
 }
 
 /// Artifacts a shortcut answers for: each must be as the last run left it (size and time).
-const ARTIFACTS: [&str; 5] = [
+const ARTIFACTS: [&str; 6] = [
     artifacts::GRAPH,
+    artifacts::GRAPH_COMPRESSED,
     artifacts::STATE,
     artifacts::SEARCH_INDEX,
     artifacts::SEARCH_VECTORS,
@@ -95,7 +96,7 @@ fn stamp(path: &Path) -> Option<String> {
 
 /// Whether the last successful run had this key and left the artifacts as they are now.
 pub fn same_key(store: &Store, key: &str) -> bool {
-    store.path(artifacts::GRAPH).is_file()
+    artifacts::graph::path(store).is_some()
         && std::fs::read_to_string(store.path(artifacts::INIT_KEY))
             .is_ok_and(|saved| saved == record(store, key))
 }

@@ -1,19 +1,23 @@
 //! `.tldrgraph/graph.json`: the whole graph as one JSON document, for tools that want it whole.
 //!
-//! Written as the stream goes by, never held in memory: nodes go straight into the file, edges,
-//! layers and files into spool files appended at the end. The records are the stream's own lines,
-//! in stream order, so the same stream gives the same bytes.
+//! Written as the stream goes by, never held in memory: nodes, edges, layers and files go into
+//! spool files joined at the end. The records are the stream's own lines, in stream order, so
+//! the same stream gives the same bytes. A graph over [`PLAIN_LIMIT`] is written as
+//! `graph.json.zst` instead (the same document as zstd frames, `zstd -dc` reads it), and only
+//! one of the two is ever left.
 //!
 //! ```json
 //! {"schema":"1.0","nodes":[{"type":"node",...},...],"edges":[...],"layers":[...],"files":[...]}
 //! ```
 
+use crate::frames::FrameWriter;
 use crate::record::{Edge, FileRecord, LayerRecord, Node, SCHEMA_VERSION};
 use crate::stage::Failure;
 use crate::store::{AtomicFile, Store};
 use serde::Deserialize;
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, Write};
+use std::path::PathBuf;
 
 /// graph.json read back whole, typed: what a reader of the last build's graph gets.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -29,25 +33,42 @@ pub struct Graph {
 }
 
 impl Graph {
-    /// Reads `.tldrgraph/graph.json`: missing is [`exit::NO_INPUT`], malformed [`exit::DATA`]
-    /// naming the line; both say how to get a good one.
+    /// Reads `.tldrgraph/graph.json`, or `graph.json.zst` when the graph was written
+    /// compressed: missing is [`exit::NO_INPUT`], malformed [`exit::DATA`] naming the line;
+    /// both say how to get a good one.
     pub fn read(store: &Store) -> Result<Graph, Failure> {
-        super::read_json(store, super::GRAPH, "the graph")
+        if store.path(super::GRAPH_COMPRESSED).is_file() {
+            super::read_json(store, super::GRAPH_COMPRESSED, "the graph")
+        } else {
+            super::read_json(store, super::GRAPH, "the graph")
+        }
     }
+}
+
+/// The last build's graph file (graph.json, or graph.json.zst when it was compressed), when
+/// there is one.
+pub fn path(store: &Store) -> Option<PathBuf> {
+    [super::GRAPH, super::GRAPH_COMPRESSED]
+        .into_iter()
+        .map(|name| store.path(name))
+        .find(|path| path.is_file())
 }
 
 /// A JSON array being written, element by element.
 struct Array<W: Write> {
     out: W,
     empty: bool,
+    bytes: u64,
 }
 
 impl<W: Write> Array<W> {
     fn push(&mut self, raw: &str) -> io::Result<()> {
         if !self.empty {
             self.out.write_all(b",\n")?;
+            self.bytes += 2;
         }
         self.empty = false;
+        self.bytes += raw.len() as u64;
         self.out.write_all(raw.as_bytes())
     }
 }
@@ -56,26 +77,35 @@ fn spool() -> io::Result<Array<BufWriter<File>>> {
     Ok(Array {
         out: BufWriter::new(tempfile::tempfile()?),
         empty: true,
+        bytes: 0,
     })
 }
 
-/// Writes graph.json from the stream's own lines (tg-status).
+/// Above this many bytes the graph is written as graph.json.zst instead of graph.json: a
+/// kernel-sized graph is 1.2 GB of JSON, 110 MB compressed, and nobody reads it by eye.
+pub const PLAIN_LIMIT: u64 = 256 << 20;
+
+/// Writes graph.json from the stream's own lines (tg-status): each part spooled to a
+/// temporary file as the stream goes by, then joined at [`GraphWriter::commit`], plain or
+/// compressed by the total size.
 pub struct GraphWriter {
-    nodes: Array<AtomicFile>,
+    path: PathBuf,
+    compressed_path: PathBuf,
+    plain_limit: u64,
+    nodes: Array<BufWriter<File>>,
     edges: Array<BufWriter<File>>,
     layers: Array<BufWriter<File>>,
     files: Array<BufWriter<File>>,
 }
 
 impl GraphWriter {
-    pub fn create(store: &Store) -> io::Result<Self> {
-        let mut file = AtomicFile::create(&store.path(super::GRAPH))?;
-        writeln!(file, "{{\"schema\":\"{SCHEMA_VERSION}\",\"nodes\":[")?;
+    /// A writer whose graph is compressed when it would pass `plain_limit` bytes.
+    pub fn create(store: &Store, plain_limit: u64) -> io::Result<Self> {
         Ok(GraphWriter {
-            nodes: Array {
-                out: file,
-                empty: true,
-            },
+            path: store.path(super::GRAPH),
+            compressed_path: store.path(super::GRAPH_COMPRESSED),
+            plain_limit,
+            nodes: spool()?,
             edges: spool()?,
             layers: spool()?,
             files: spool()?,
@@ -98,20 +128,48 @@ impl GraphWriter {
         self.files.push(raw)
     }
 
-    /// Puts the file in place (only if its content changed).
+    /// Puts the graph in place (only if its content changed), as graph.json or, above the
+    /// limit, graph.json.zst, and removes the other form; whether anything changed.
     pub fn commit(self) -> io::Result<bool> {
-        let mut out = self.nodes.out;
-        for (name, spool) in [
+        let parts = [
+            ("nodes", self.nodes),
             ("edges", self.edges),
             ("layers", self.layers),
             ("files", self.files),
-        ] {
-            write!(out, "\n],\"{name}\":[\n")?;
-            let mut file = spool.out.into_inner().map_err(|e| e.into_error())?;
-            file.rewind()?;
-            io::copy(&mut file, &mut out)?;
+        ];
+        let total: u64 = parts.iter().map(|(_, part)| part.bytes).sum();
+        let (path, other) = if total > self.plain_limit {
+            (&self.compressed_path, &self.path)
+        } else {
+            (&self.path, &self.compressed_path)
+        };
+        let file = AtomicFile::create(path)?;
+        let changed = if total > self.plain_limit {
+            let mut out = FrameWriter::new(file);
+            join(parts, &mut out)?;
+            out.finish()?.commit_if_changed()?
+        } else {
+            let mut out = file;
+            join(parts, &mut out)?;
+            out.commit_if_changed()?
+        };
+        match std::fs::remove_file(other) {
+            Ok(()) => Ok(true),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(changed),
+            Err(err) => Err(err),
         }
-        out.write_all(b"\n]}\n")?;
-        out.commit_if_changed()
     }
+}
+
+/// The document: the parts' spools, each an array under its name.
+fn join(parts: [(&str, Array<BufWriter<File>>); 4], out: &mut dyn Write) -> io::Result<()> {
+    write!(out, "{{\"schema\":\"{SCHEMA_VERSION}\"")?;
+    for (name, part) in parts {
+        writeln!(out, ",\"{name}\":[")?;
+        let mut file = part.out.into_inner().map_err(|e| e.into_error())?;
+        file.rewind()?;
+        io::copy(&mut file, out)?;
+        out.write_all(b"\n]")?;
+    }
+    out.write_all(b"}\n")
 }

@@ -15,6 +15,9 @@ pub const LAYERS_REPORT: &str = "layers.yaml";
 pub const SYMBOLS: &str = "symbols.md";
 /// The whole graph as one JSON document (written by tg-status).
 pub const GRAPH: &str = "graph.json";
+/// The same document as zstd frames, written instead of [`GRAPH`] when the graph is larger
+/// than [`graph::PLAIN_LIMIT`].
+pub const GRAPH_COMPRESSED: &str = "graph.json.zst";
 /// The last build's contract payload and the sources' hashes (written by tg-status).
 pub const STATE: &str = "state.json";
 /// The ranked bottleneck candidates behind `needs_confirmation` (written by tg-plan, shown by
@@ -60,8 +63,12 @@ pub const LOCK: &str = "tldrgraph.lock";
 pub const CACHE_DIR: &str = "cache";
 /// The extraction cache, per file keyed by content hash (inside [`CACHE_DIR`]).
 pub const EXTRACT_CACHE: &str = "extract.bin";
-/// tg-extract's last output, reused when nothing changed (inside [`CACHE_DIR`]).
-pub const EXTRACT_OUTPUT: &str = "extract.out";
+/// tg-extract's last output as zstd frames, reused when nothing changed (inside
+/// [`CACHE_DIR`]).
+pub const EXTRACT_OUTPUT: &str = "extract.out.zst";
+/// Where the last output was kept uncompressed before: removed when the output is cached
+/// again (inside [`CACHE_DIR`]), with its `.verified` stamp.
+pub const LEGACY_EXTRACT_OUTPUT: &str = "extract.out";
 /// Each source file's metadata stamp with the content hash found for it, so that unchanged
 /// files are not read again (inside [`CACHE_DIR`]; `tg_shared::freshness::Verified`).
 pub const STAMPS: &str = "stamps.bin";
@@ -73,17 +80,18 @@ pub const WALK: &str = "walk.bin";
 /// [`CACHE_DIR`]; `tg_lang::words::WordTable`).
 pub const WORDS: &str = "words.bin";
 
-/// Reads the JSON artifact `name`, `what` the messages call it: missing is
-/// [`crate::exit::NO_INPUT`], malformed [`crate::exit::DATA`] naming the line; both say how to
-/// get a good one.
+/// Reads the JSON artifact `name` (through zstd when it ends in `.zst`), `what` the messages
+/// call it: missing is [`crate::exit::NO_INPUT`], malformed or damaged [`crate::exit::DATA`]
+/// naming the line; both say how to get a good one.
 fn read_json<T: serde::de::DeserializeOwned>(
     store: &crate::store::Store,
     name: &str,
     what: &str,
 ) -> Result<T, crate::stage::Failure> {
     use crate::{exit, stage::Failure};
+    use std::io::Read;
     let path = store.path(name);
-    let bytes = std::fs::read(&path).map_err(|e| {
+    let file = std::fs::File::open(&path).map_err(|e| {
         Failure::new(
             exit::NO_INPUT,
             format!("cannot read {}: {e}", path.display()),
@@ -92,6 +100,21 @@ fn read_json<T: serde::de::DeserializeOwned>(
             "run `tldrgraph init --json` first: it writes {what}"
         ))
     })?;
+    let unreadable = |e: std::io::Error| {
+        let code = match e.kind() {
+            std::io::ErrorKind::InvalidData | std::io::ErrorKind::UnexpectedEof => exit::DATA,
+            _ => exit::NO_INPUT,
+        };
+        Failure::new(code, format!("cannot read {}: {e}", path.display()))
+            .with_hint("run `tldrgraph init --json` again to rewrite it")
+    };
+    let mut reader: Box<dyn Read> = if name.ends_with(".zst") {
+        crate::frames::reader(file).map_err(unreadable)?
+    } else {
+        Box::new(file)
+    };
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).map_err(unreadable)?;
     serde_json::from_slice(&bytes).map_err(|e| {
         Failure::new(
             exit::DATA,

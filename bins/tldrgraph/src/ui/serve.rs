@@ -18,10 +18,14 @@ const MAX_REQUEST_BYTES: u64 = 16 * 1024;
 
 /// What the page was made from, by modification stamp: a new build changes one of them.
 fn build_stamps(store: &Store) -> Vec<Option<(u64, u128)>> {
-    [artifacts::GRAPH, artifacts::PLAN]
-        .iter()
-        .map(|name| store::stamp(&store.path(name)))
-        .collect()
+    [
+        artifacts::GRAPH,
+        artifacts::GRAPH_COMPRESSED,
+        artifacts::PLAN,
+    ]
+    .iter()
+    .map(|name| store::stamp(&store.path(name)))
+    .collect()
 }
 
 /// Serves until the process is stopped; returns only when the port cannot be had.
