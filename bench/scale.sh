@@ -74,4 +74,4 @@ measure "dead-code" "$bin/tldrgraph" dead-code --root "$dir"
 for _ in $(seq "$runs"); do measure "init no-op" "${init[@]}" "$dir"; done
 for _ in $(seq "$runs"); do measure "tg-extract no-op (as init runs it)" "$bin/tg-extract" --root "$dir" "$dir"; done
 for _ in $(seq "$runs"); do measure "status" "$bin/tldrgraph" status "$dir"; done
-echo ".tldrgraph/: $(du -sh "$dir/.tldrgraph" | cut -f1) ($(cd "$dir/.tldrgraph" && du -sh graph.json search.bin vectors.i8 plan.json cache/* 2>/dev/null | awk '{printf "%s %s, ", $2, $1}'))"
+echo ".tldrgraph/: $(du -sb "$dir/.tldrgraph" | cut -f1) bytes, $(du -sh "$dir/.tldrgraph" | cut -f1) ($(cd "$dir/.tldrgraph" && du -sh graph.json graph.json.zst search.bin vectors.i8 plan.json state.json cache/* 2>/dev/null | awk '{printf "%s %s, ", $2, $1}'))"
