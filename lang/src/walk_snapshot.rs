@@ -43,13 +43,17 @@ fn path(store: &Store) -> PathBuf {
     store.dir().join(artifacts::CACHE_DIR).join(artifacts::WALK)
 }
 
+/// What a snapshot stamps: 2 added a linked worktree's common exclude, so a snapshot kept
+/// before (which lacks it) is not trusted.
+const SNAPSHOT_REVISION: u32 = 2;
+
 /// The key of a walk's settings: the build and its languages' extensions, its exclude globs
 /// (in order) and whether it obeys ignore files.
 pub fn key(excludes: &[String], no_ignore: bool) -> String {
     // Another build may read other languages: its walk finds other files.
     let extensions: Vec<&str> = crate::all_extensions().collect();
     let mut key = format!(
-        "{}\nextensions={}\nno_ignore={no_ignore}\n",
+        "{} snapshot {SNAPSHOT_REVISION}\nextensions={}\nno_ignore={no_ignore}\n",
         env!("CARGO_PKG_VERSION"),
         extensions.join(",")
     );
@@ -66,20 +70,43 @@ pub fn key(excludes: &[String], no_ignore: bool) -> String {
 /// (the walk reads parents' ignore files too, and those directories are not stamped).
 fn ignore_files(root: &Path, dirs: &[String]) -> Vec<(PathBuf, bool)> {
     let walked = dirs.iter().map(|d| root.join(d)).flat_map(|dir| {
-        IGNORE_FILES
-            .iter()
-            .map(|name| (dir.join(name), false))
-            .chain([(dir.join(GIT_EXCLUDE), true)])
-            .collect::<Vec<_>>()
+        let own = IGNORE_FILES.iter().map(|name| (dir.join(name), false));
+        let git = git_excludes(&dir).into_iter().map(|p| (p, true));
+        own.chain(git).collect::<Vec<_>>()
     });
     let above = root.ancestors().skip(1).flat_map(|dir| {
-        IGNORE_FILES
-            .iter()
-            .chain([&GIT_EXCLUDE])
-            .map(|name| (dir.join(name), true))
-            .collect::<Vec<_>>()
+        let own = IGNORE_FILES.iter().map(|name| (dir.join(name), true));
+        let git = git_excludes(dir).into_iter().map(|p| (p, true));
+        own.chain(git).collect::<Vec<_>>()
     });
     walked.chain(above).collect()
+}
+
+/// The files that decide `dir`'s git excludes, where the walker (the `ignore` crate) looks:
+/// `.git/info/exclude`; or, in a linked worktree, whose `.git` is a file naming its git
+/// directory, that file, the git directory's `commondir` and the common directory's
+/// `info/exclude` (git keeps one exclude file for all of a repository's worktrees).
+fn git_excludes(dir: &Path) -> Vec<PathBuf> {
+    let dot_git = dir.join(".git");
+    if !dot_git.is_file() {
+        return vec![dir.join(GIT_EXCLUDE)];
+    }
+    let first_line = |path: &Path| {
+        let text = std::fs::read_to_string(path).ok()?;
+        Some(text.lines().next()?.trim_end().to_string())
+    };
+    let mut files = vec![dot_git.clone()];
+    let Some(git_dir) =
+        first_line(&dot_git).and_then(|line| line.strip_prefix("gitdir: ").map(|d| dir.join(d)))
+    else {
+        return files;
+    };
+    let commondir = git_dir.join("commondir");
+    if let Some(common) = first_line(&commondir) {
+        files.push(git_dir.join(common).join("info/exclude"));
+    }
+    files.push(commondir);
+    files
 }
 
 impl WalkSnapshot {
@@ -290,6 +317,30 @@ mod tests {
         fs::write(root.join(".git/info/exclude"), "pkg/a.py\n").expect("write");
         assert_eq!(files(&store, root), None);
         assert!(full_walk(root).files.is_empty(), "the rule applies");
+    }
+
+    #[test]
+    fn the_common_exclude_of_a_linked_worktree_ends_the_snapshot() {
+        let repo = settled_repo();
+        let (root, store) = (repo.path(), Store::at_root(repo.path()));
+        // As `git worktree add` leaves it: `.git` names the worktree's git directory, whose
+        // `commondir` leads to the main repository's, where the one exclude file lives.
+        let main = tempfile::tempdir().expect("tempdir");
+        let git_dir = main.path().join(".git/worktrees/wt");
+        fs::create_dir_all(&git_dir).expect("mkdir");
+        fs::create_dir_all(main.path().join(".git/info")).expect("mkdir");
+        fs::write(git_dir.join("commondir"), "../..\n").expect("write");
+        fs::write(
+            root.join(".git"),
+            format!("gitdir: {}\n", git_dir.display()),
+        )
+        .expect("write");
+        std::thread::sleep(std::time::Duration::from_millis(2_100));
+        assert!(snapshot(root, &store).is_some());
+        assert_eq!(files(&store, root), Some(vec!["pkg/a.py".to_string()]));
+        fs::write(main.path().join(".git/info/exclude"), "pkg/a.py\n").expect("write");
+        assert_eq!(files(&store, root), None);
+        assert!(full_walk(root).files.is_empty(), "the walker obeys it too");
     }
 
     #[cfg(unix)]
