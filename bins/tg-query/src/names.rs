@@ -15,6 +15,7 @@
 
 use std::borrow::Cow;
 use tg_shared::record::{NodeKind, Role};
+use tg_shared::search::layout::Column;
 use tg_shared::search::IndexView;
 
 /// The symbols names are resolved among: the index, or a list in tests.
@@ -24,9 +25,20 @@ pub trait Symbols {
     fn name(&self, i: u32) -> Cow<'_, str>;
     fn kind(&self, i: u32) -> NodeKind;
     fn role(&self, i: u32) -> Role;
+    /// The symbols whose id contains `needle`, in order.
+    fn ids_containing(&self, needle: &str) -> Vec<u32> {
+        (0..self.count() as u32)
+            .filter(|&i| self.id(i).contains(needle))
+            .collect()
+    }
 }
 
 impl Symbols for IndexView {
+    /// One search over the ids' blob: on the kernel, a scan of every id took a fifth of a
+    /// `trace`.
+    fn ids_containing(&self, needle: &str) -> Vec<u32> {
+        self.texts_containing(Column::Id, needle.as_bytes())
+    }
     fn count(&self) -> usize {
         self.len()
     }
@@ -117,8 +129,8 @@ fn repeat_of(id: &str) -> u32 {
 
 /// The symbol `name` means, by the rules of the module comment.
 pub fn resolve<S: Symbols + ?Sized>(symbols: &S, name: &str) -> Result<u32, NameError> {
-    let all = 0..symbols.count() as u32;
-    if let Some(i) = all.clone().find(|&i| symbols.id(i) == name) {
+    let exact = symbols.ids_containing(name);
+    if let Some(&i) = exact.iter().find(|&&i| symbols.id(i) == name) {
         return Ok(i);
     }
     let (base, repeat) = split_repeat(name);
@@ -138,12 +150,9 @@ pub fn resolve<S: Symbols + ?Sized>(symbols: &S, name: &str) -> Result<u32, Name
             nearest: Vec::new(),
         });
     };
-    for i in all {
+    // Its last segment is in its id: most symbols are never looked at.
+    for i in symbols.ids_containing(last) {
         let id = symbols.id(i);
-        // Its last segment is in its id: most symbols are passed over without splitting it.
-        if !id.contains(last.as_str()) {
-            continue;
-        }
         let (segments, qualified) = symbol_segments(&id);
         // The name as written in the tree, or as a package re-exports it: `httpx.get` for
         // `httpx/_api.py::get` (private modules, `_x`, left out), which ranks after.

@@ -244,6 +244,85 @@ impl<'a> Row<'a> {
 mod tests {
     use super::*;
 
+    /// An index of symbols with these ids and nothing else, written to `dir`.
+    fn index_of_ids(dir: &std::path::Path, ids: &[&str]) -> IndexView {
+        let index = SearchIndex {
+            head: IndexHead {
+                version: INDEX_VERSION,
+                fingerprint: "fp".to_string(),
+                ready: true,
+                symbols: ids.len() as u64,
+                vectors: 0,
+            },
+            embedder: None,
+            rows: 0,
+            vectors_hash: String::new(),
+            layers: Vec::new(),
+            symbols: ids
+                .iter()
+                .map(|id| IndexSymbol {
+                    id: id.to_string(),
+                    kind: NodeKind::Function,
+                    name: "f".to_string(),
+                    file: "a.py".to_string(),
+                    line_start: 1,
+                    line_end: 1,
+                    layer: None,
+                    role: Role::Product,
+                    implements: None,
+                    signature: None,
+                    intent: None,
+                    intent_source: None,
+                    intent_current: false,
+                    doc: None,
+                    parent: None,
+                    text_hash: String::new(),
+                    vector: NO_VECTOR,
+                })
+                .collect(),
+            edges: Vec::new(),
+            postings: Postings::default(),
+        };
+        let path = dir.join("search.bin");
+        std::fs::write(&path, index.encode().unwrap()).unwrap();
+        IndexView::open(&path).unwrap()
+    }
+
+    #[test]
+    fn texts_containing_finds_what_a_scan_of_each_value_finds() {
+        let ids = [
+            "a.py::f",
+            "a.py::ff",
+            "",
+            "b.py::xf",
+            "",
+            "c.py",
+            "f",
+            "a.py::f#2",
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let view = index_of_ids(dir.path(), &ids);
+        let scan = |needle: &str| -> Vec<u32> {
+            (0..ids.len() as u32)
+                .filter(|&k| !needle.is_empty() && ids[k as usize].contains(needle))
+                .collect()
+        };
+        for needle in [
+            "f", "a.py::f", "::ff", "py", "c.py", "#2", "fa.py", "pyf", "xf", "nothing", "",
+        ] {
+            assert_eq!(
+                view.texts_containing(layout::Column::Id, needle.as_bytes()),
+                scan(needle),
+                "{needle:?}"
+            );
+        }
+        // A needle across two neighbouring values matches neither.
+        assert!(view
+            .texts_containing(layout::Column::Id, b"ffb.py")
+            .is_empty());
+        assert_eq!(view.failure(), None);
+    }
+
     #[test]
     fn an_index_reads_back_in_place_and_whole() {
         let symbol = |id: &str, hash: &str, row: u32| IndexSymbol {

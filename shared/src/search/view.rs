@@ -240,6 +240,40 @@ impl IndexView {
         }
     }
 
+    /// The values of column `c` that contain `needle`, by index, in order: one substring
+    /// search over the column's blob, each match placed by its offsets, instead of a value at
+    /// a time. Loads the column whole; empty when it could not be loaded.
+    pub fn texts_containing(&self, c: Column, needle: &[u8]) -> Vec<u32> {
+        let (offsets, blob) = (
+            self.bytes(Section::Offsets(c)),
+            self.bytes(Section::Blob(c)),
+        );
+        let count = self.text_count(c);
+        let offset = |k: usize| u32_at(offsets, k) as usize;
+        let mut found: Vec<u32> = Vec::new();
+        if needle.is_empty() || offsets.len() < (count + 1) * 4 {
+            return found;
+        }
+        for at in memchr::memmem::find_iter(blob, needle) {
+            // The value holding byte `at`: the last whose start is at or before it.
+            let (mut low, mut high) = (0, count);
+            while low < high {
+                let mid = low + (high - low) / 2;
+                if offset(mid) <= at {
+                    low = mid + 1;
+                } else {
+                    high = mid;
+                }
+            }
+            let k = low.saturating_sub(1);
+            let fits = at + needle.len() <= offset(k + 1);
+            if fits && found.last() != Some(&(k as u32)) {
+                found.push(k as u32);
+            }
+        }
+        found
+    }
+
     /// Symbol `i`; a default one past the end or when its record is damaged.
     pub fn symbol(&self, i: u32) -> Symbol<'_> {
         let read = self.slice(Section::Records, i as usize * RECORD, RECORD);
