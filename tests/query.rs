@@ -631,6 +631,38 @@ fn an_http_embeddings_endpoint_is_batched_retried_and_used_for_queries() {
     assert!(!String::from_utf8_lossy(&index).contains("sk-embed-test"));
 }
 
+/// Vectors found to be the index's are not hashed again while their stamp holds; a change in
+/// place (the same size) moves the stamp, so they are hashed and refused as before.
+#[test]
+fn vectors_found_intact_are_trusted_only_while_their_stamp_holds() {
+    let repo = layered_fixture("python");
+    let dir = repo.path();
+    init_json(dir, &["--enrich", "off"]);
+    let record = dir.join(".tldrgraph/cache/vectors.i8.verified");
+    let ask = || json_payload(&tldrgraph(dir, &["query", "fetch a url", "--json"])).0;
+    // Older than the racy window: the next check that hashes them remembers their stamp.
+    std::thread::sleep(std::time::Duration::from_millis(2_100));
+    let hashed = ask();
+    assert!(hashed["note"].is_null(), "{hashed}");
+    assert!(record.is_file(), "the stamp is remembered");
+    let trusted = ask();
+    assert_eq!(trusted, hashed, "the same answer without hashing");
+
+    let vectors = dir.join(".tldrgraph/vectors.i8");
+    let mut bytes = fs::read(&vectors).expect("vectors");
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x20;
+    fs::write(&vectors, &bytes).expect("write");
+    let damaged = ask();
+    assert!(
+        damaged["note"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("lexical ranking only"),
+        "{damaged}"
+    );
+}
+
 #[test]
 fn a_damaged_or_missing_index_is_a_clear_error() {
     let repo = layered_fixture("python");

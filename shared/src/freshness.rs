@@ -170,6 +170,29 @@ pub fn file_stamp(path: &Path) -> Option<FileStamp> {
     })
 }
 
+/// A large artifact found to hash to what its writer recorded, remembered in `record` with the
+/// stamp it had before it was read: while that stamp holds, it was not rewritten and is not
+/// hashed again, as git trusts its index's stamps. `stamp` is taken before the artifact is read,
+/// so a write during the read leaves a stamp that no longer matches.
+pub fn verified_before(record: &Path, stamp: Option<FileStamp>, hash: &str) -> bool {
+    let remembered: Option<(FileStamp, String)> = std::fs::read(record)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+    stamp.is_some() && remembered == stamp.map(|s| (s, hash.to_string()))
+}
+
+/// Remembers in `record` that the artifact with `stamp` (taken before it was read) hashed to
+/// `hash`, if that stamp is older than the racy window; a record that cannot be written only
+/// means hashing again next time.
+pub fn remember_verified(record: &Path, stamp: Option<FileStamp>, hash: &str) {
+    let Some(stamp) = stamp.filter(FileStamp::settled) else {
+        return;
+    };
+    if let Ok(bytes) = serde_json::to_vec(&(stamp, hash)) {
+        let _ = store::write_atomic(record, &bytes);
+    }
+}
+
 /// Files found to have a content hash, with the stamp they had then: a file whose stamp is
 /// unchanged is not read again, as git's index does. tg-extract keeps it in
 /// `.tldrgraph/cache/stamps.bin` for every file it hashes; the readers that check freshness
@@ -322,6 +345,24 @@ pub fn compare<'f>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_verified_stamp_holds_until_the_file_is_written_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, record) = (dir.path().join("big"), dir.path().join("big.verified"));
+        std::fs::write(&file, b"content").unwrap();
+        // Within the racy window: not remembered.
+        remember_verified(&record, file_stamp(&file), "h");
+        assert!(!record.exists());
+        std::thread::sleep(std::time::Duration::from_millis(2_100));
+        let stamp = file_stamp(&file);
+        remember_verified(&record, stamp, "h");
+        assert!(verified_before(&record, stamp, "h"));
+        assert!(!verified_before(&record, stamp, "another hash"));
+        assert!(!verified_before(&record, None, "h"));
+        std::fs::write(&file, b"CONTENT").unwrap();
+        assert!(!verified_before(&record, file_stamp(&file), "h"));
+    }
 
     /// Past the racy window, so a stamp taken now may be trusted.
     fn wait_out_the_racy_window() {

@@ -13,7 +13,7 @@ use tg_parse::EXTRACTOR_REVISION;
 use tg_shared::artifacts;
 use tg_shared::codec;
 use tg_shared::frames::FrameWriter;
-use tg_shared::freshness::{self, FileStamp};
+use tg_shared::freshness;
 use tg_shared::store;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -169,6 +169,8 @@ pub fn open_output(path: &Path, fingerprint: &str) -> Result<Option<PreviousOutp
         // Another input set or another build: not damage.
         return Ok(None);
     }
+    // Taken before the read, so that a write during it leaves a stamp that no longer matches.
+    let stamp = freshness::file_stamp(path);
     let mut frames = Vec::new();
     file.read_to_end(&mut frames).map_err(cannot_read)?;
     // `end <fingerprint> <hash>\n`, the hash as long as every content hash.
@@ -188,15 +190,12 @@ pub fn open_output(path: &Path, fingerprint: &str) -> Result<Option<PreviousOutp
     frames.truncate(body_len);
     // Found intact before and not rewritten since (size, times, inode): not hashed again, as
     // git trusts its index's stamps. Each frame's own checksum still guards its content.
-    let stamp = freshness::file_stamp(path);
-    if stamp.is_none() || read_verified(path) != stamp.map(|s| (s, hash.clone())) {
+    let record = verified_path(path);
+    if !freshness::verified_before(&record, stamp, &hash) {
         if tg_shared::hash::content_hash(&frames) != hash {
             return Err(damaged());
         }
-        if let Some(stamp) = stamp.filter(FileStamp::settled) {
-            // A cache of a check: when it cannot be written, the next run hashes again.
-            let _ = write_verified(path, stamp, &hash);
-        }
+        freshness::remember_verified(&record, stamp, &hash);
     }
     Ok(Some(PreviousOutput { frames }))
 }
@@ -218,15 +217,6 @@ fn verified_path(output: &Path) -> std::path::PathBuf {
     let mut name = output.as_os_str().to_owned();
     name.push(".verified");
     std::path::PathBuf::from(name)
-}
-
-fn read_verified(output: &Path) -> Option<(FileStamp, String)> {
-    serde_json::from_slice(&std::fs::read(verified_path(output)).ok()?).ok()
-}
-
-fn write_verified(output: &Path, stamp: FileStamp, hash: &str) -> io::Result<()> {
-    let bytes = serde_json::to_vec(&(stamp, hash)).map_err(io::Error::other)?;
-    store::write_atomic(&verified_path(output), &bytes)
 }
 
 /// The output cache being written beside the stream; [`OutputCache::finish`] seals it.

@@ -8,6 +8,7 @@ use std::time::Duration;
 use tg_shared::artifacts;
 use tg_shared::embed::service::Embedder;
 use tg_shared::exit;
+use tg_shared::freshness;
 use tg_shared::record::EdgeKind;
 use tg_shared::search::layout::{Column, Section};
 use tg_shared::search::view::Symbol;
@@ -22,6 +23,8 @@ pub struct Graph {
     /// search.bin, read in place: each section at its first use.
     pub index: IndexView,
     vectors_path: PathBuf,
+    /// Where the vectors' stamp is kept once they were found to be this index's.
+    vectors_verified: PathBuf,
     /// The query embedder, made on the first semantic search and kept (a long-lived reader,
     /// the MCP server, would otherwise load the model for every query).
     embedder: OnceLock<Embedder>,
@@ -85,6 +88,10 @@ impl Graph {
         Ok(Graph {
             index,
             vectors_path: store.path(artifacts::SEARCH_VECTORS),
+            vectors_verified: store
+                .dir()
+                .join(artifacts::CACHE_DIR)
+                .join(artifacts::VECTORS_VERIFIED),
             embedder: OnceLock::new(),
         })
     }
@@ -130,7 +137,9 @@ impl Graph {
     /// Calls `score(row, vector)` for every row of vectors.i8, read a slice at a time (the
     /// matrix is never held), hashing it as it goes; why there are no vectors, or why they are
     /// not this index's (a rebuild since, a run killed between the two writes, damage): then
-    /// whatever was scored is not to be used.
+    /// whatever was scored is not to be used. Vectors found to be this index's before and not
+    /// rewritten since (their stamp, [`freshness::verified_before`]) are not hashed again: on
+    /// the kernel the hash was the scan's longer half.
     pub fn scan_vectors(&self, mut score: impl FnMut(u32, Row<'_>) + Send) -> Result<(), String> {
         let meta = &self.index.meta;
         let info = meta
@@ -140,6 +149,8 @@ impl Graph {
         let width = row_bytes(info.dim as usize);
         let name = artifacts::SEARCH_VECTORS;
         let cannot = |e: std::io::Error| format!("{}: {e}", self.vectors_path.display());
+        let stamp = freshness::file_stamp(&self.vectors_path);
+        let trusted = freshness::verified_before(&self.vectors_verified, stamp, &meta.vectors_hash);
         let mut file = std::fs::File::open(&self.vectors_path).map_err(cannot)?;
         let expected = u64::from(meta.rows).saturating_mul(width as u64);
         if file.metadata().map_err(cannot)?.len() != expected {
@@ -178,7 +189,9 @@ impl Graph {
                     .map_err(cannot)?;
                 rayon::join(
                     || {
-                        hasher.update(&bytes);
+                        if !trusted {
+                            hasher.update(&bytes);
+                        }
                     },
                     || {
                         for (k, one) in bytes.chunks_exact(width).enumerate() {
@@ -192,8 +205,15 @@ impl Graph {
             }
             Ok(())
         })?;
-        if hasher.finish() != meta.vectors_hash {
+        if trusted {
+            // Rewritten while it was read: what was scored may be neither matrix.
+            if freshness::file_stamp(&self.vectors_path) != stamp {
+                return Err(format!("{name} does not match the index"));
+            }
+        } else if hasher.finish() != meta.vectors_hash {
             return Err(format!("{name} does not match the index"));
+        } else {
+            freshness::remember_verified(&self.vectors_verified, stamp, &meta.vectors_hash);
         }
         Ok(())
     }

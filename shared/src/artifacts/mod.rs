@@ -76,6 +76,10 @@ pub const STAMPS: &str = "stamps.bin";
 /// need not walk again while no directory changed (inside [`CACHE_DIR`];
 /// `tg_lang::walk_snapshot`).
 pub const WALK: &str = "walk.bin";
+/// The stamp vectors.i8 had when an answer last found it to hash to its index's
+/// `vectors_hash`: while it holds, the scan does not hash the vectors again (inside
+/// [`CACHE_DIR`]; `tg_shared::freshness::verified_before`).
+pub const VECTORS_VERIFIED: &str = "vectors.i8.verified";
 /// The words the repository's code writes, summed over its files, for dead-code (inside
 /// [`CACHE_DIR`]; `tg_lang::words::WordTable`).
 pub const WORDS: &str = "words.bin";
