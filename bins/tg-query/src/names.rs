@@ -331,23 +331,12 @@ mod tests {
             .unwrap_or(id)
             .to_string();
         IndexSymbol {
-            id: id.to_string(),
             kind,
             name,
-            file: id.split("::").next().unwrap_or(id).to_string(),
-            line_start: 1,
             line_end: 2,
-            layer: None,
             role,
-            implements: None,
-            signature: None,
-            intent: None,
-            intent_source: None,
-            intent_current: false,
-            doc: None,
-            parent: None,
-            text_hash: String::new(),
             vector: 0,
+            ..IndexSymbol::with_id(id)
         }
     }
 

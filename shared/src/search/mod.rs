@@ -55,6 +55,32 @@ pub struct IndexSymbol {
     pub vector: u32,
 }
 
+impl IndexSymbol {
+    /// A product function with only its id, in the file its id names, on line 1, with no
+    /// vector: what a caller fills in from (`IndexSymbol { kind, ..IndexSymbol::with_id(id) }`).
+    pub fn with_id(id: &str) -> IndexSymbol {
+        IndexSymbol {
+            id: id.to_string(),
+            kind: NodeKind::Function,
+            name: String::new(),
+            file: id.split("::").next().unwrap_or(id).to_string(),
+            line_start: 1,
+            line_end: 1,
+            layer: None,
+            role: Role::Product,
+            implements: None,
+            signature: None,
+            intent: None,
+            intent_source: None,
+            intent_current: false,
+            doc: None,
+            parent: None,
+            text_hash: String::new(),
+            vector: NO_VECTOR,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct IndexEdge {
     pub src: u32,
@@ -261,23 +287,9 @@ mod tests {
             symbols: ids
                 .iter()
                 .map(|id| IndexSymbol {
-                    id: id.to_string(),
-                    kind: NodeKind::Function,
                     name: "f".to_string(),
                     file: "a.py".to_string(),
-                    line_start: 1,
-                    line_end: 1,
-                    layer: None,
-                    role: Role::Product,
-                    implements: None,
-                    signature: None,
-                    intent: None,
-                    intent_source: None,
-                    intent_current: false,
-                    doc: None,
-                    parent: None,
-                    text_hash: String::new(),
-                    vector: NO_VECTOR,
+                    ..IndexSymbol::with_id(id)
                 })
                 .collect(),
             edges: Vec::new(),
