@@ -125,6 +125,13 @@ impl Store {
         self.dir.join(artifacts::CACHE_DIR).join(artifacts::WORDS)
     }
 
+    /// The stamp of vectors.i8 when a scan last found it to be the index's.
+    pub fn vectors_verified_path(&self) -> PathBuf {
+        self.dir
+            .join(artifacts::CACHE_DIR)
+            .join(artifacts::VECTORS_VERIFIED)
+    }
+
     /// The lock file that serialises runs on one repository.
     pub fn lock_path(&self) -> PathBuf {
         self.dir.join(artifacts::LOCK)

@@ -88,10 +88,7 @@ impl Graph {
         Ok(Graph {
             index,
             vectors_path: store.path(artifacts::SEARCH_VECTORS),
-            vectors_verified: store
-                .dir()
-                .join(artifacts::CACHE_DIR)
-                .join(artifacts::VECTORS_VERIFIED),
+            vectors_verified: store.vectors_verified_path(),
             embedder: OnceLock::new(),
         })
     }

@@ -37,21 +37,23 @@ impl Graph {
     /// compressed: missing is [`exit::NO_INPUT`], malformed [`exit::DATA`] naming the line;
     /// both say how to get a good one.
     pub fn read(store: &Store) -> Result<Graph, Failure> {
-        if store.path(super::GRAPH_COMPRESSED).is_file() {
-            super::read_json(store, super::GRAPH_COMPRESSED, "the graph")
-        } else {
-            super::read_json(store, super::GRAPH, "the graph")
-        }
+        super::read_json(store, name(store), "the graph")
     }
 }
 
-/// The last build's graph file (graph.json, or graph.json.zst when it was compressed), when
-/// there is one.
+/// The name of the last build's graph file: graph.json.zst when the graph was written
+/// compressed, else graph.json (which may not exist yet).
+fn name(store: &Store) -> &'static str {
+    if store.path(super::GRAPH_COMPRESSED).is_file() {
+        super::GRAPH_COMPRESSED
+    } else {
+        super::GRAPH
+    }
+}
+
+/// The last build's graph file, when there is one.
 pub fn path(store: &Store) -> Option<PathBuf> {
-    [super::GRAPH, super::GRAPH_COMPRESSED]
-        .into_iter()
-        .map(|name| store.path(name))
-        .find(|path| path.is_file())
+    Some(store.path(name(store))).filter(|path| path.is_file())
 }
 
 /// A JSON array being written, element by element.
@@ -138,20 +140,17 @@ impl GraphWriter {
             ("files", self.files),
         ];
         let total: u64 = parts.iter().map(|(_, part)| part.bytes).sum();
-        let (path, other) = if total > self.plain_limit {
-            (&self.compressed_path, &self.path)
-        } else {
-            (&self.path, &self.compressed_path)
-        };
-        let file = AtomicFile::create(path)?;
-        let changed = if total > self.plain_limit {
-            let mut out = FrameWriter::new(file);
+        let changed;
+        let other = if total > self.plain_limit {
+            let mut out = FrameWriter::new(AtomicFile::create(&self.compressed_path)?);
             join(parts, &mut out)?;
-            out.finish()?.commit_if_changed()?
+            changed = out.finish()?.commit_if_changed()?;
+            &self.path
         } else {
-            let mut out = file;
+            let mut out = AtomicFile::create(&self.path)?;
             join(parts, &mut out)?;
-            out.commit_if_changed()?
+            changed = out.commit_if_changed()?;
+            &self.compressed_path
         };
         match std::fs::remove_file(other) {
             Ok(()) => Ok(true),
