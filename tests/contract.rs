@@ -680,6 +680,23 @@ fn a_graph_over_the_plain_limit_is_compressed_and_read_the_same() {
         assert_eq!(a.1, Some(0), "{args:?}: {}", a.0);
         assert_eq!(b, a, "{args:?}");
     }
+    // An intent for a name the build does not have: the error suggests the nearest symbol,
+    // read from either graph (the second pass over it).
+    let [a, b] = dirs.map(|dir| {
+        let answer = r#"[{"id": "pkg/util.py::helpr", "intent": "Helps."}]"#;
+        fs::write(dir.join("answer.json"), answer).expect("answer");
+        let output = run("tldrgraph", dir, &["enrich", "--apply", "answer.json"]);
+        let stderr =
+            String::from_utf8_lossy(&output.stderr).replace(&dir.display().to_string(), "<repo>");
+        (stderr, output.status.code())
+    });
+    assert_eq!(a.1, Some(65), "{}", a.0);
+    assert!(
+        a.0.contains("did you mean `pkg/util.py::helper`?"),
+        "{}",
+        a.0
+    );
+    assert_eq!(b, a);
     // The page names its repository by the directory's name.
     let [a, b] = dirs.map(|dir| {
         let page = fs::read_to_string(dir.join("map.html")).expect("map.html");

@@ -8,12 +8,13 @@
 //! `outputs` (a string or a list of strings).
 
 use serde_json::{json, Map, Value};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Read;
 use std::path::Path;
-use tg_shared::artifacts::{self, graph::Graph};
+use tg_shared::artifacts::{self, graph};
 use tg_shared::exit;
 use tg_shared::intents::{IntentStore, StoredIntent, SOURCE_AGENT};
+use tg_shared::record::Record;
 use tg_shared::stage::{Failure, Output};
 use tg_shared::store::Store;
 
@@ -267,16 +268,48 @@ fn read_answer(file: &Path) -> Result<(String, String), Failure> {
     Ok((name, text))
 }
 
-fn load_graph(store: &Store) -> Result<(HashMap<String, String>, BTreeSet<String>), Failure> {
-    let graph = Graph::read(store).map_err(|failure| match failure.code {
+/// The last build's hash of each symbol the entries name, and its layers' ids, read in one pass
+/// over the graph. When an entry names a symbol the build does not have, every symbol's hash,
+/// in a second pass, so that the error can suggest the nearest id (the graph is never held).
+fn load_graph(
+    store: &Store,
+    entries: &[Entry],
+) -> Result<(HashMap<String, String>, BTreeSet<String>), Failure> {
+    let wanted: HashSet<&str> = entries
+        .iter()
+        .filter_map(|entry| entry.value.get("id").and_then(Value::as_str))
+        .collect();
+    let mut nodes = HashMap::new();
+    let mut layers = BTreeSet::new();
+    read_graph(store, |record| match record {
+        Record::Node(node) if wanted.contains(node.id.as_str()) => {
+            nodes.insert(node.id, node.hash);
+        }
+        Record::Layer(layer) => {
+            layers.insert(layer.id);
+        }
+        _ => {}
+    })?;
+    if nodes.len() < wanted.len() {
+        read_graph(store, |record| {
+            if let Record::Node(node) = record {
+                nodes.insert(node.id, node.hash);
+            }
+        })?;
+    }
+    Ok((nodes, layers))
+}
+
+fn read_graph(store: &Store, mut visit: impl FnMut(Record)) -> Result<(), Failure> {
+    graph::for_each_record(store, |record| {
+        visit(record);
+        Ok(())
+    })
+    .map_err(|failure| match failure.code {
         exit::NO_INPUT => failure
             .with_hint("run `tldrgraph init --json` first: intents are checked against its graph"),
         _ => failure,
-    })?;
-    Ok((
-        graph.nodes.into_iter().map(|n| (n.id, n.hash)).collect(),
-        graph.layers.into_iter().map(|l| l.id).collect(),
-    ))
+    })
 }
 
 /// Applies `file`; prints `{"applied": N, "changed": N, "intents": N}` on stdout.
@@ -287,7 +320,7 @@ pub fn run(store: &Store, file: &Path, quiet: bool) -> Result<(), Failure> {
         Some("yaml" | "yml")
     );
     let entries = parse_entries(&text, &name, yaml)?;
-    let (nodes, layers) = load_graph(store)?;
+    let (nodes, layers) = load_graph(store, &entries)?;
     let answers = validate(&entries, &nodes, &layers).map_err(|problems| {
         Failure::new(
             exit::DATA,

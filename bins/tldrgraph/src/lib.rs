@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use tg_shared::artifacts::{self, graph::Graph, plan::PlanFile};
+use tg_shared::artifacts::{self, plan::PlanFile};
 use tg_shared::contract;
 use tg_shared::exit;
 use tg_shared::options;
@@ -249,11 +249,28 @@ fn run_stages(
     forward_stderr: bool,
     inherit_stdin: bool,
 ) -> Result<Vec<u8>, StageFailure> {
+    let mut stdout = Vec::new();
+    run_stages_into(stages, forward_stderr, inherit_stdin, &mut |out| {
+        // A read error leaves `stdout` short; the last stage's exit status tells the rest.
+        let _ = out.read_to_end(&mut stdout);
+    })?;
+    Ok(stdout)
+}
+
+/// Runs `stages` as [`run_stages`] does, handing what the last one prints to `read_stdout` as
+/// it comes rather than holding it (a stream of the whole graph can be a gigabyte).
+fn run_stages_into(
+    stages: &[Stage],
+    forward_stderr: bool,
+    inherit_stdin: bool,
+    read_stdout: &mut dyn FnMut(&mut dyn std::io::Read),
+) -> Result<(), StageFailure> {
     let finished = pipeline::run(
         stages,
         &[(LOCK_HELD_ENV, "1")],
         forward_stderr,
         inherit_stdin,
+        read_stdout,
     )
     .map_err(|e| {
         let code = match e.error.kind() {
@@ -287,7 +304,7 @@ fn run_stages(
         failure.hint = failed.hint();
         return Err((failure, Some(failed.name)));
     }
-    Ok(finished.stdout)
+    Ok(())
 }
 
 /// Stage names and their executables.
@@ -753,15 +770,18 @@ fn decline_rest(store: &Store, path: &Path) -> i32 {
     };
     // The rest is every candidate without an intent written for its present source, approved
     // or not: an approved one still waiting would keep `init` at needs_enrichment.
-    let enriched: BTreeSet<String> = match Graph::read(store) {
-        Ok(graph) => graph
-            .nodes
-            .iter()
-            .filter(|node| node.intent_written_for_source())
-            .map(|node| node.id.clone())
-            .collect(),
-        Err(failure) => return report(&failure),
-    };
+    let mut enriched: BTreeSet<String> = BTreeSet::new();
+    let read = artifacts::graph::for_each_record(store, |record| {
+        if let tg_shared::record::Record::Node(node) = record {
+            if candidates.contains(&node.id) && node.intent_written_for_source() {
+                enriched.insert(node.id);
+            }
+        }
+        Ok(())
+    });
+    if let Err(failure) = read {
+        return report(&failure);
+    }
     let declined: BTreeSet<String> = candidates.difference(&enriched).cloned().collect();
     let approved: BTreeSet<String> = approved.difference(&declined).cloned().collect();
     if let Err(err) = tg_shared::approval::save(path, &approved, &declined, batch, limit) {

@@ -75,11 +75,10 @@ pub fn describe(status: &ExitStatus) -> String {
     "ended abnormally".to_string()
 }
 
-/// What a pipeline produced: each stage's outcome (in pipeline order) and the last one's stdout.
+/// What a pipeline did: each stage's outcome, in pipeline order.
 #[derive(Debug)]
 pub struct Finished {
     pub outcomes: Vec<Outcome>,
-    pub stdout: Vec<u8>,
 }
 
 impl Finished {
@@ -146,14 +145,16 @@ fn collect_stderr(child: &mut Child, forward: bool) -> Option<StderrLines> {
     }))
 }
 
-/// Runs `stages` as `a | b | c`, with `envs` set for each; stderr of each stage is collected
-/// (and forwarded as it comes when `forward_stderr`). The first stage reads our stdin when
-/// `inherit_stdin`, else nothing.
+/// Runs `stages` as `a | b | c`, with `envs` set for each, handing the last stage's stdout to
+/// `read_stdout` as it comes (a reader that stops early ends the pipeline by a broken pipe);
+/// stderr of each stage is collected (and forwarded as it comes when `forward_stderr`). The
+/// first stage reads our stdin when `inherit_stdin`, else nothing.
 pub fn run(
     stages: &[Stage],
     envs: &[(&str, &str)],
     forward_stderr: bool,
     inherit_stdin: bool,
+    read_stdout: &mut dyn FnMut(&mut dyn Read),
 ) -> Result<Finished, SpawnError> {
     let mut children: Vec<(&'static str, Child, Option<StderrLines>)> = Vec::new();
     let mut previous: Option<Stdio> = inherit_stdin.then(Stdio::inherit);
@@ -186,11 +187,9 @@ pub fn run(
         }
         children.push((stage.name, child, stderr));
     }
-    let mut stdout = Vec::new();
     if let Some((_, last, _)) = children.last_mut() {
         if let Some(mut out) = last.stdout.take() {
-            // A read error leaves `stdout` short; the last stage's exit status tells the rest.
-            let _ = out.read_to_end(&mut stdout);
+            read_stdout(&mut out);
         }
     }
     let mut outcomes = Vec::with_capacity(children.len());
@@ -205,5 +204,5 @@ pub fn run(
             stderr,
         });
     }
-    Ok(Finished { outcomes, stdout })
+    Ok(Finished { outcomes })
 }

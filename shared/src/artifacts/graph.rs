@@ -11,12 +11,13 @@
 //! ```
 
 use crate::frames::FrameWriter;
-use crate::record::{Edge, FileRecord, LayerRecord, Node, SCHEMA_VERSION};
+use crate::ndjson::MAX_LINE_BYTES;
+use crate::record::{Edge, FileRecord, LayerRecord, Node, Record, SCHEMA_VERSION};
 use crate::stage::Failure;
 use crate::store::{AtomicFile, Store};
 use serde::Deserialize;
 use std::fs::File;
-use std::io::{self, BufWriter, Seek, Write};
+use std::io::{self, BufRead, BufWriter, Read, Seek, Write};
 use std::path::PathBuf;
 
 /// graph.json read back whole, typed: what a reader of the last build's graph gets.
@@ -38,6 +39,104 @@ impl Graph {
     /// both say how to get a good one.
     pub fn read(store: &Store) -> Result<Graph, Failure> {
         super::read_json(store, name(store), "the graph")
+    }
+}
+
+/// Reads the last build's graph one record at a time, in the document's order (nodes, edges,
+/// layers, files), holding one line: for a reader that needs a few facts of a graph too large
+/// to hold whole (1.2 GB of JSON on the Linux kernel). Records of a type this build does not
+/// know are skipped. A document not laid out as [`GraphWriter`] writes it (one record a line),
+/// such as a graph.json someone reformatted, is read whole instead. Errors as [`Graph::read`].
+pub fn for_each_record(
+    store: &Store,
+    mut visit: impl FnMut(Record) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    let (path, reader) = super::open(store, name(store), "the graph")?;
+    let mut document = Lines {
+        input: io::BufReader::with_capacity(1 << 20, reader),
+        path,
+        line: Vec::new(),
+        number: 0,
+    };
+    document.next()?;
+    if !(document.line.starts_with(b"{\"schema\":") && document.line.ends_with(b",\"nodes\":[")) {
+        return Graph::read(store)?.into_records().try_for_each(visit);
+    }
+    loop {
+        if !document.next()? {
+            return Err(document.malformed("the document ends before its last array is closed"));
+        }
+        match document.line.as_slice() {
+            b"]}" => break,
+            b"" => continue,
+            part if part.starts_with(b"],\"") && part.ends_with(b"\":[") => continue,
+            _ => {}
+        }
+        let record = document.line.strip_suffix(b",").unwrap_or(&document.line);
+        let parsed = std::str::from_utf8(record)
+            .map_err(|e| format!("not UTF-8 ({e})"))
+            .and_then(|text| {
+                crate::ndjson::parse_line(document.number as u64, text).map_err(|e| e.message)
+            });
+        match parsed {
+            Ok(item) => {
+                if let Some(record) = item.record {
+                    visit(record)?;
+                }
+            }
+            Err(message) => return Err(document.malformed(&message)),
+        }
+    }
+    if document.next()? {
+        return Err(document.malformed("text after the end of the document"));
+    }
+    Ok(())
+}
+
+/// graph.json read a line at a time, each line bounded as a stream's are.
+struct Lines<R> {
+    input: R,
+    path: PathBuf,
+    /// The last line read, without its newline.
+    line: Vec<u8>,
+    /// Its 1-based number.
+    number: usize,
+}
+
+impl<R: BufRead> Lines<R> {
+    /// Reads the next line: `Ok(false)` at the end of the document.
+    fn next(&mut self) -> Result<bool, Failure> {
+        self.line.clear();
+        let limit = MAX_LINE_BYTES as u64 + 1;
+        let read = (&mut self.input)
+            .take(limit)
+            .read_until(b'\n', &mut self.line)
+            .map_err(|e| super::unreadable(&self.path, &e))?;
+        self.number += 1;
+        if self.line.len() as u64 == limit && self.line.last() != Some(&b'\n') {
+            return Err(self.malformed("a line longer than any record"));
+        }
+        if self.line.last() == Some(&b'\n') {
+            self.line.pop();
+        }
+        Ok(read > 0)
+    }
+
+    fn malformed(&self, problem: &str) -> Failure {
+        super::malformed(&self.path, self.number, &problem)
+    }
+}
+
+impl Graph {
+    /// The graph's records in the document's order.
+    fn into_records(self) -> impl Iterator<Item = Record> {
+        let nodes = self.nodes.into_iter().map(Record::Node);
+        let edges = self.edges.into_iter().map(Record::Edge);
+        let layers = self.layers.into_iter().map(Record::Layer);
+        nodes
+            .chain(edges)
+            .chain(layers)
+            .chain(self.files.into_iter().map(Record::File))
     }
 }
 
@@ -171,4 +270,114 @@ fn join(parts: [(&str, Array<BufWriter<File>>); 4], out: &mut dyn Write) -> io::
         out.write_all(b"\n]")?;
     }
     out.write_all(b"}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exit;
+
+    const NODE_A: &str = r#"{"type":"node","id":"a.py::f","kind":"function","name":"f","file":"a.py","line_start":1,"line_end":2,"hash":"00"}"#;
+    const NODE_B: &str = r#"{"type":"node","id":"b.py::g","kind":"function","name":"g","file":"b.py","line_start":3,"line_end":4,"hash":"11"}"#;
+    const EDGE: &str =
+        r#"{"type":"edge","kind":"calls","src":"a.py::f","dst":"b.py::g","line":2,"count":1}"#;
+    const FILE: &str =
+        r#"{"type":"file","path":"a.py","lang":"python","hash":"22","bytes":9,"lines":2}"#;
+
+    /// A store whose graph the writer wrote from `nodes` and `edges` (compressed when
+    /// `plain_limit` is 0), and the store's temporary root.
+    fn written(nodes: &[&str], edges: &[&str], plain_limit: u64) -> (tempfile::TempDir, Store) {
+        let root = tempfile::tempdir().unwrap();
+        let store = Store::at_root(root.path());
+        std::fs::create_dir_all(store.dir()).unwrap();
+        let mut writer = GraphWriter::create(&store, plain_limit).unwrap();
+        for node in nodes {
+            writer.node(node).unwrap();
+        }
+        for edge in edges {
+            writer.edge(edge).unwrap();
+        }
+        writer.file(FILE).unwrap();
+        writer.commit().unwrap();
+        (root, store)
+    }
+
+    fn ids(store: &Store) -> Result<Vec<String>, Failure> {
+        let mut seen = Vec::new();
+        for_each_record(store, |record| {
+            seen.push(match record {
+                Record::Node(node) => node.id,
+                Record::Edge(edge) => format!("{}->{}", edge.src, edge.dst),
+                Record::File(file) => format!("file {}", file.path),
+                other => other.type_name().to_string(),
+            });
+            Ok(())
+        })?;
+        Ok(seen)
+    }
+
+    #[test]
+    fn records_stream_in_document_order_plain_or_compressed() {
+        let expected = ["a.py::f", "b.py::g", "a.py::f->b.py::g", "file a.py"];
+        for limit in [u64::MAX, 0] {
+            let (_root, store) = written(&[NODE_A, NODE_B], &[EDGE], limit);
+            assert_eq!(ids(&store).unwrap(), expected, "plain limit {limit}");
+            // The same records as the whole document, read at once.
+            let whole = Graph::read(&store).unwrap();
+            assert_eq!(whole.nodes.len(), 2);
+            assert_eq!(whole.edges.len(), 1);
+        }
+        let (_root, store) = written(&[], &[], u64::MAX);
+        assert_eq!(ids(&store).unwrap(), ["file a.py"], "empty arrays");
+    }
+
+    #[test]
+    fn a_reformatted_document_is_read_whole() {
+        let (_root, store) = written(&[NODE_A, NODE_B], &[EDGE], u64::MAX);
+        let path = store.path(crate::artifacts::GRAPH);
+        let value: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        std::fs::write(&path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+        assert_eq!(
+            ids(&store).unwrap(),
+            ["a.py::f", "b.py::g", "a.py::f->b.py::g", "file a.py"]
+        );
+    }
+
+    #[test]
+    fn a_damaged_or_cut_document_is_bad_data_naming_the_line() {
+        let (_root, store) = written(&[NODE_A, NODE_B], &[EDGE], u64::MAX);
+        let path = store.path(crate::artifacts::GRAPH);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            text.replace(r#""line_start":3"#, r#""line_start":"x""#),
+        )
+        .unwrap();
+        let failure = ids(&store).unwrap_err();
+        assert_eq!(failure.code, exit::DATA);
+        assert!(
+            failure.message.contains("graph.json: line 3:"),
+            "{}",
+            failure.message
+        );
+        let cut = &text[..text.find("],\"edges\"").unwrap()];
+        std::fs::write(&path, cut).unwrap();
+        let failure = ids(&store).unwrap_err();
+        assert_eq!(failure.code, exit::DATA);
+        assert!(
+            failure.message.contains("ends before"),
+            "{}",
+            failure.message
+        );
+        std::fs::write(&path, format!("{text}{{}}\n")).unwrap();
+        assert!(ids(&store).unwrap_err().message.contains("after the end"));
+    }
+
+    #[test]
+    fn no_graph_is_no_input() {
+        let root = tempfile::tempdir().unwrap();
+        let failure = ids(&Store::at_root(root.path())).unwrap_err();
+        assert_eq!(failure.code, exit::NO_INPUT);
+    }
 }

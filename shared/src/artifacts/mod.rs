@@ -92,8 +92,23 @@ fn read_json<T: serde::de::DeserializeOwned>(
     name: &str,
     what: &str,
 ) -> Result<T, crate::stage::Failure> {
-    use crate::{exit, stage::Failure};
     use std::io::Read;
+    let (path, mut reader) = open(store, name, what)?;
+    let mut bytes = Vec::new();
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| unreadable(&path, &e))?;
+    serde_json::from_slice(&bytes).map_err(|e| malformed(&path, e.line(), &e))
+}
+
+/// Opens the artifact `name` for reading, through zstd when it ends in `.zst`: missing is
+/// [`crate::exit::NO_INPUT`], saying that `init` writes `what`.
+fn open(
+    store: &crate::store::Store,
+    name: &str,
+    what: &str,
+) -> Result<(std::path::PathBuf, Box<dyn std::io::Read>), crate::stage::Failure> {
+    use crate::{exit, stage::Failure};
     let path = store.path(name);
     let file = std::fs::File::open(&path).map_err(|e| {
         Failure::new(
@@ -104,26 +119,34 @@ fn read_json<T: serde::de::DeserializeOwned>(
             "run `tldrgraph init --json` first: it writes {what}"
         ))
     })?;
-    let unreadable = |e: std::io::Error| {
-        let code = match e.kind() {
-            std::io::ErrorKind::InvalidData | std::io::ErrorKind::UnexpectedEof => exit::DATA,
-            _ => exit::NO_INPUT,
-        };
-        Failure::new(code, format!("cannot read {}: {e}", path.display()))
-            .with_hint("run `tldrgraph init --json` again to rewrite it")
-    };
-    let mut reader: Box<dyn Read> = if name.ends_with(".zst") {
-        crate::frames::reader(file).map_err(unreadable)?
+    let reader: Box<dyn std::io::Read> = if name.ends_with(".zst") {
+        crate::frames::reader(file).map_err(|e| unreadable(&path, &e))?
     } else {
         Box::new(file)
     };
-    let mut bytes = Vec::new();
-    reader.read_to_end(&mut bytes).map_err(unreadable)?;
-    serde_json::from_slice(&bytes).map_err(|e| {
-        Failure::new(
-            exit::DATA,
-            format!("{}: line {}: {e}", path.display(), e.line()),
-        )
+    Ok((path, reader))
+}
+
+/// An artifact that could not be read on: damaged ([`crate::exit::DATA`]) or unreadable.
+fn unreadable(path: &std::path::Path, e: &std::io::Error) -> crate::stage::Failure {
+    use crate::exit;
+    let code = match e.kind() {
+        std::io::ErrorKind::InvalidData | std::io::ErrorKind::UnexpectedEof => exit::DATA,
+        _ => exit::NO_INPUT,
+    };
+    crate::stage::Failure::new(code, format!("cannot read {}: {e}", path.display()))
         .with_hint("run `tldrgraph init --json` again to rewrite it")
-    })
+}
+
+/// An artifact whose line `line` is not what its writer writes.
+fn malformed(
+    path: &std::path::Path,
+    line: usize,
+    problem: &dyn std::fmt::Display,
+) -> crate::stage::Failure {
+    crate::stage::Failure::new(
+        crate::exit::DATA,
+        format!("{}: line {line}: {problem}", path.display()),
+    )
+    .with_hint("run `tldrgraph init --json` again to rewrite it")
 }

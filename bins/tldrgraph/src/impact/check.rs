@@ -36,32 +36,26 @@ impl Violation {
 pub fn violations(after: &Snapshot, before: Option<&Snapshot>) -> Vec<Violation> {
     let key = |e: &Edge| (e.src.clone(), e.dst.clone(), e.kind);
     let old: BTreeSet<_> = before
-        .map(|b| {
-            b.edges
-                .iter()
-                .filter(|e| e.violation == Some(true))
-                .map(key)
-                .collect()
-        })
+        .map(|b| b.violations.iter().map(key).collect())
         .unwrap_or_default();
     let layer = |id: &str| {
         after
-            .nodes
             .get(id)
-            .and_then(|n| n.layer.clone())
-            .unwrap_or_else(|| "-".into())
+            .and_then(|n| n.layer())
+            .unwrap_or("-")
+            .to_string()
     };
     let mut found: Vec<Violation> = after
-        .edges
+        .violations
         .iter()
-        .filter(|e| e.violation == Some(true) && !old.contains(&key(e)))
+        .filter(|e| !old.contains(&key(e)))
         .map(|e| Violation {
             src: e.src.clone(),
             dst: e.dst.clone(),
             kind: e.kind.as_str().into(),
-            file: after.nodes.get(&e.src).map_or_else(
+            file: after.get(&e.src).map_or_else(
                 || e.src.split("::").next().unwrap_or("").to_string(),
-                |n| n.file.clone(),
+                |n| n.file().to_string(),
             ),
             line: e.line,
             src_layer: layer(&e.src),

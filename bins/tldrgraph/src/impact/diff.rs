@@ -1,10 +1,10 @@
 //! What changed between two snapshots, symbol by symbol, and what that reaches: the callers
 //! (transitively, with the confidence of each path), the tests, the signatures of API.
 
-use super::snapshot::Snapshot;
+use super::snapshot::{Snapshot, Sym};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use tg_shared::record::{EdgeKind, Node, NodeKind, Role};
+use tg_shared::record::{NodeKind, Role};
 
 /// How far the tests are followed up from a change, beyond `--depth`: a test reaches the code it
 /// checks through more calls than a reviewer reads.
@@ -167,15 +167,15 @@ fn qualname(id: &str) -> &str {
     id.split_once("::").map_or("", |(_, q)| q)
 }
 
-fn changed_entry(node: &Node, change: &str, from: Option<String>) -> Changed {
+fn changed_entry(node: Sym<'_>, change: &str, from: Option<String>) -> Changed {
     Changed {
-        id: node.id.clone(),
+        id: node.id().to_string(),
         change: change.into(),
-        kind: node.kind.as_str().into(),
-        layer: node.layer.clone().unwrap_or_else(|| "-".into()),
-        file: node.file.clone(),
-        line_start: node.line_start,
-        line_end: node.line_end,
+        kind: node.kind().as_str().into(),
+        layer: node.layer().unwrap_or("-").to_string(),
+        file: node.file().to_string(),
+        line_start: node.line_start(),
+        line_end: node.line_end(),
         from,
     }
 }
@@ -183,103 +183,87 @@ fn changed_entry(node: &Node, change: &str, from: Option<String>) -> Changed {
 /// Changed, added, removed and moved symbols, each reported where the change is: a class or a
 /// module whose text changed only because something inside it did is not listed.
 fn changed_symbols(before: &Snapshot, after: &Snapshot) -> Vec<Changed> {
-    let mut added: Vec<&Node> = Vec::new();
-    let mut edited: Vec<&Node> = Vec::new();
-    for (id, node) in &after.nodes {
-        match before.nodes.get(id) {
+    let mut added: Vec<Sym> = Vec::new();
+    let mut edited: Vec<Sym> = Vec::new();
+    for node in after.symbols() {
+        match before.get(node.id()) {
             None => added.push(node),
-            Some(old) if old.hash != node.hash => edited.push(node),
+            Some(old) if old.hash() != node.hash() => edited.push(node),
             Some(_) => {}
         }
     }
-    let mut removed: Vec<&Node> = before
-        .nodes
-        .iter()
-        .filter(|(id, _)| !after.nodes.contains_key(*id))
-        .map(|(_, n)| n)
+    let mut removed: Vec<Sym> = before
+        .symbols()
+        .filter(|node| !after.contains(node.id()))
         .collect();
-    // A symbol that left one file for another with the same name and text moved.
-    let key = |n: &Node| (n.kind, qualname(&n.id).to_string(), n.hash.clone());
-    let mut gone: HashMap<_, Vec<&Node>> = HashMap::new();
-    for node in &removed {
-        gone.entry(key(node)).or_default().push(node);
+    // In id order: which of two alike symbols pairs as a move depends on it.
+    for list in [&mut added, &mut edited, &mut removed] {
+        list.sort_unstable_by_key(|node| node.id());
     }
-    let mut moved: Vec<(&Node, &Node)> = Vec::new();
+    // A symbol that left one file for another with the same name and text moved.
+    fn key<'s>(n: &Sym<'s>) -> (NodeKind, &'s str, u64) {
+        (n.kind(), qualname(n.id()), n.hash())
+    }
+    let mut gone: HashMap<_, Vec<Sym>> = HashMap::new();
+    for node in &removed {
+        gone.entry(key(node)).or_default().push(*node);
+    }
+    let mut moved: Vec<(Sym, Sym)> = Vec::new();
     added.retain(|node| match gone.get_mut(&key(node)).and_then(Vec::pop) {
         Some(old) => {
-            moved.push((old, node));
+            moved.push((old, *node));
             false
         }
         None => true,
     });
-    let moved_from: BTreeSet<&str> = moved.iter().map(|(old, _)| old.id.as_str()).collect();
-    removed.retain(|n| !moved_from.contains(n.id.as_str()));
+    let moved_from: BTreeSet<&str> = moved.iter().map(|(old, _)| old.id()).collect();
+    removed.retain(|n| !moved_from.contains(n.id()));
     // Every ancestor of a change changed in text only because of it.
     let mut enclosing: BTreeSet<String> = BTreeSet::new();
     for node in added.iter().chain(&edited) {
-        mark_ancestors(node, after, &mut enclosing);
+        mark_ancestors(*node, after, &mut enclosing);
     }
     for node in &removed {
-        mark_ancestors(node, before, &mut enclosing);
+        mark_ancestors(*node, before, &mut enclosing);
     }
     for (old, new) in &moved {
-        mark_ancestors(old, before, &mut enclosing);
-        mark_ancestors(new, after, &mut enclosing);
+        mark_ancestors(*old, before, &mut enclosing);
+        mark_ancestors(*new, after, &mut enclosing);
     }
     let mut out: Vec<Changed> = Vec::new();
     // An enclosing symbol is listed when its own text (without what is defined inside it)
     // changed too: a class attribute beside an edited method.
-    let own_change = |node: &Node| match (before.nodes.get(&node.id), after.own_text(node)) {
+    let own_change = |node: Sym| match (before.get(node.id()), after.own_text(node)) {
         (Some(old), Some(new)) => before.own_text(old).is_some_and(|old| old != new),
         _ => false,
     };
     out.extend(
         edited
             .iter()
-            .filter(|n| !enclosing.contains(&n.id) || own_change(n))
-            .map(|n| changed_entry(n, "changed", None)),
+            .filter(|n| !enclosing.contains(n.id()) || own_change(**n))
+            .map(|n| changed_entry(*n, "changed", None)),
     );
-    out.extend(added.iter().map(|n| changed_entry(n, "added", None)));
-    out.extend(removed.iter().map(|n| changed_entry(n, "removed", None)));
+    out.extend(added.iter().map(|n| changed_entry(*n, "added", None)));
+    out.extend(removed.iter().map(|n| changed_entry(*n, "removed", None)));
     out.extend(
         moved
             .iter()
-            .filter(|(_, new)| new.kind != NodeKind::Module || !enclosing.contains(&new.id))
-            .map(|(old, new)| changed_entry(new, "moved", Some(old.id.clone()))),
+            .filter(|(_, new)| new.kind() != NodeKind::Module || !enclosing.contains(new.id()))
+            .map(|(old, new)| changed_entry(*new, "moved", Some(old.id().to_string()))),
     );
     out
 }
 
 /// Marks every ancestor of `node` (its class, its module): their text changed only because
 /// `node`'s did.
-fn mark_ancestors(node: &Node, snapshot: &Snapshot, enclosing: &mut BTreeSet<String>) {
-    let mut parent = node.parent.as_deref();
+fn mark_ancestors(node: Sym, snapshot: &Snapshot, enclosing: &mut BTreeSet<String>) {
+    let mut parent = node.parent();
     while let Some(p) = parent {
         if !enclosing.insert(p.to_string()) {
             break;
         }
-        parent = snapshot.nodes.get(p).and_then(|n| n.parent.as_deref());
+        parent = snapshot.get(p).and_then(|n| n.parent());
     }
-}
-
-/// Reverse call and inheritance edges of a snapshot: for each symbol, (caller, confidence,
-/// edge).
-type Reverse<'s> = HashMap<&'s str, Vec<(&'s str, f64)>>;
-
-fn reverse(snapshot: &Snapshot) -> Reverse<'_> {
-    let mut callers: Reverse = HashMap::new();
-    for edge in &snapshot.edges {
-        if matches!(edge.kind, EdgeKind::Calls | EdgeKind::Inherits) && edge.src != edge.dst {
-            callers
-                .entry(edge.dst.as_str())
-                .or_default()
-                .push((edge.src.as_str(), edge.confidence.unwrap_or(1.0)));
-        }
-    }
-    for list in callers.values_mut() {
-        list.sort_by(|a, b| a.0.cmp(b.0));
-    }
-    callers
 }
 
 /// Walks callers up from the changed symbols.
@@ -289,8 +273,6 @@ struct Reach<'s> {
     /// The changed symbols, each with the snapshot its callers are read in.
     starts: Vec<(String, bool)>,
     changed: BTreeSet<String>,
-    reverse_after: Reverse<'s>,
-    reverse_before: Reverse<'s>,
 }
 
 /// One symbol reached: depth, confidence, the changed symbol, the symbol it was reached from.
@@ -306,8 +288,6 @@ impl<'s> Reach<'s> {
                 .map(|c| (c.id.clone(), c.change == "removed"))
                 .collect(),
             changed: changed.iter().map(|c| c.id.clone()).collect(),
-            reverse_after: reverse(after),
-            reverse_before: reverse(before),
         }
     }
 
@@ -324,14 +304,8 @@ impl<'s> Reach<'s> {
             if d >= depth {
                 continue;
             }
-            let reverse = if removed {
-                &self.reverse_before
-            } else {
-                &self.reverse_after
-            };
-            for &(caller, edge_confidence) in
-                reverse.get(at.as_str()).map_or(&[][..], Vec::as_slice)
-            {
+            let snapshot = if removed { self.before } else { self.after };
+            for (caller, edge_confidence) in snapshot.callers(&at) {
                 let through = confidence * edge_confidence;
                 if through < min_confidence || self.changed.contains(caller) {
                     continue;
@@ -345,7 +319,7 @@ impl<'s> Reach<'s> {
                     None => {
                         found.insert(caller.to_string(), (d + 1, through, origin.clone(), via));
                         // A caller that was removed too is read on in the old graph.
-                        let gone = removed && !self.after.nodes.contains_key(caller);
+                        let gone = removed && !self.after.contains(caller);
                         queue.push_back((caller.to_string(), d + 1, through, origin.clone(), gone));
                     }
                 }
@@ -354,11 +328,8 @@ impl<'s> Reach<'s> {
         found
     }
 
-    fn node(&self, id: &str) -> Option<&'s Node> {
-        self.after
-            .nodes
-            .get(id)
-            .or_else(|| self.before.nodes.get(id))
+    fn node(&self, id: &str) -> Option<Sym<'s>> {
+        self.after.get(id).or_else(|| self.before.get(id))
     }
 
     fn callers(&self, options: Options) -> Vec<Caller> {
@@ -368,12 +339,12 @@ impl<'s> Reach<'s> {
             .filter_map(|(id, (depth, confidence, reaches, via))| {
                 let node = self.node(&id)?;
                 Some(Caller {
-                    kind: node.kind.as_str().into(),
-                    layer: node.layer.clone().unwrap_or_else(|| "-".into()),
-                    role: node.role.as_str().into(),
-                    file: node.file.clone(),
-                    line_start: node.line_start,
-                    line_end: node.line_end,
+                    kind: node.kind().as_str().into(),
+                    layer: node.layer().unwrap_or("-").to_string(),
+                    role: node.role().as_str().into(),
+                    file: node.file().to_string(),
+                    line_start: node.line_start(),
+                    line_end: node.line_end(),
                     id,
                     depth,
                     confidence,
@@ -389,27 +360,27 @@ impl<'s> Reach<'s> {
     fn tests(&self, options: Options) -> Vec<Test> {
         // `#k` marks a repeated definition in our ids; the runner knows the name alone (and
         // runs the definition that wins).
-        let runner = |node: &Node| {
-            let name = qualname(&node.id).split('#').next().unwrap_or("");
-            tg_lang::for_path(&node.file).and_then(|lang| lang.test_runner_id(&node.file, name))
+        let runner = |node: &Sym| {
+            let name = qualname(node.id()).split('#').next().unwrap_or("");
+            tg_lang::for_path(node.file()).and_then(|lang| lang.test_runner_id(node.file(), name))
         };
         // A test is what its language's runner would run (a helper of the tests is not).
-        let is_test = |node: &Node| {
-            node.role == Role::Test
-                && matches!(node.kind, NodeKind::Function | NodeKind::Method)
+        let is_test = |node: &Sym| {
+            node.role() == Role::Test
+                && matches!(node.kind(), NodeKind::Function | NodeKind::Method)
                 && runner(node).is_some()
         };
-        let runner = |node: &Node| {
-            tg_lang::for_path(&node.file)
-                .and_then(|lang| lang.test_runner_id(&node.file, qualname(&node.id)))
+        let runner = |node: &Sym| {
+            tg_lang::for_path(node.file())
+                .and_then(|lang| lang.test_runner_id(node.file(), qualname(node.id())))
         };
         let mut tests: Vec<Test> = Vec::new();
         // A test that changed runs too.
         for (id, _) in &self.starts {
-            if let Some(node) = self.after.nodes.get(id).filter(|n| is_test(n)) {
+            if let Some(node) = self.after.get(id).filter(is_test) {
                 tests.push(Test {
                     id: id.clone(),
-                    runner: runner(node),
+                    runner: runner(&node),
                     reaches: id.clone(),
                     depth: 0,
                     confidence: 1.0,
@@ -419,11 +390,11 @@ impl<'s> Reach<'s> {
         for (id, (depth, confidence, reaches, _)) in
             self.walk(options.depth.max(TEST_DEPTH), options.min_confidence)
         {
-            let Some(node) = self.after.nodes.get(&id).filter(|n| is_test(n)) else {
+            let Some(node) = self.after.get(&id).filter(is_test) else {
                 continue;
             };
             tests.push(Test {
-                runner: runner(node),
+                runner: runner(&node),
                 id,
                 reaches,
                 depth,
@@ -438,27 +409,29 @@ impl<'s> Reach<'s> {
 /// Product symbols present before and after whose signature changed, and that other code may
 /// use (not private by the language's rule).
 fn signatures(before: &Snapshot, after: &Snapshot) -> Vec<Signature> {
-    after
-        .nodes
-        .values()
+    let mut found: Vec<Signature> = after
+        .symbols()
         .filter_map(|node| {
-            let old = before.nodes.get(&node.id)?;
-            if same_signature(old.signature.as_deref(), node.signature.as_deref())
-                || node.role != Role::Product
-                || node.kind == NodeKind::Module
+            let old = before.get(node.id())?;
+            if old.signature() == node.signature()
+                || same_signature(old.signature(), node.signature())
+                || node.role() != Role::Product
+                || node.kind() == NodeKind::Module
             {
                 return None;
             }
-            let definition = node.signature.as_deref().unwrap_or("");
-            let private = tg_lang::for_path(&node.file)
-                .is_some_and(|lang| lang.is_private(&node.name, definition));
+            let definition = node.signature().unwrap_or("");
+            let private = tg_lang::for_path(node.file())
+                .is_some_and(|lang| lang.is_private(node.name(), definition));
             (!private).then(|| Signature {
-                id: node.id.clone(),
-                before: old.signature.clone(),
-                after: node.signature.clone(),
+                id: node.id().to_string(),
+                before: old.signature().map(str::to_string),
+                after: node.signature().map(str::to_string),
             })
         })
-        .collect()
+        .collect();
+    found.sort_by(|a, b| a.id.cmp(&b.id));
+    found
 }
 
 /// Whether two signatures say the same, whatever their layout: spaces, line breaks and a

@@ -14,7 +14,7 @@ use crate::mcp::budget;
 use snapshot::{Snapshot, Tree};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use tg_shared::artifacts::{self, graph::Graph};
+use tg_shared::artifacts;
 use tg_shared::exit;
 use tg_shared::stage::Failure;
 use tg_shared::store::Store;
@@ -138,13 +138,9 @@ fn compare(root: &Path, store: &Store, args: &ImpactArgs) -> Result<Compared, Fa
 
 /// The last build's graph (`.tldrgraph/graph.json`) as a snapshot.
 fn last_build(store: &Store) -> Result<Snapshot, Failure> {
-    let graph = Graph::read(store).map_err(|f| {
+    Snapshot::of_last_build(store).map_err(|f| {
         f.with_hint("without git, --files compares with the last build: run `tldrgraph init` first")
-    })?;
-    Ok(Snapshot::without_files(
-        graph.nodes.into_iter().map(|n| (n.id.clone(), n)).collect(),
-        graph.edges,
-    ))
+    })
 }
 
 /// The files named, a directory standing for the files under it (as `dir/`); a name that is
@@ -155,7 +151,7 @@ fn known_files(
     named: BTreeSet<String>,
     before: &Snapshot,
 ) -> Result<BTreeSet<String>, Failure> {
-    let built: BTreeSet<&str> = before.nodes.values().map(|n| n.file.as_str()).collect();
+    let built: BTreeSet<&str> = before.symbols().map(|s| s.file()).collect();
     let mut files = BTreeSet::new();
     for name in named {
         let under = format!("{}/", name.trim_end_matches('/'));
