@@ -184,11 +184,13 @@ impl WalkSnapshot {
     pub fn walk_if_unchanged(store: &Store, root: &Path, key: &str) -> Option<WalkResult> {
         let bytes = std::fs::read(path(store)).ok()?;
         let snapshot: WalkSnapshot = tg_shared::codec::decode_sealed(&bytes).ok()?;
+        let dirs: Vec<PathBuf> = snapshot.dirs.iter().map(|(d, _)| root.join(d)).collect();
+        let dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
         let holds = snapshot.key == key
-            && snapshot
-                .dirs
+            && tg_shared::freshness::file_stamps(&dirs)
                 .iter()
-                .all(|(d, stamp)| file_stamp(&root.join(d)).as_ref() == Some(stamp))
+                .zip(&snapshot.dirs)
+                .all(|(now, (_, stamp))| now.as_ref() == Some(stamp))
             && snapshot
                 .ignore_files
                 .iter()

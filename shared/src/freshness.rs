@@ -170,6 +170,94 @@ pub fn file_stamp(path: &Path) -> Option<FileStamp> {
     })
 }
 
+/// The stamps of `paths`, in order, as [`file_stamp`] gives each. Each directory is opened once
+/// and its files are stamped relative to it, so the kernel does not walk every path from the
+/// root again, and long lists are split across the cores: on the Linux kernel's 55,000 files the
+/// stamps are what an answer's freshness line costs.
+pub fn file_stamps(paths: &[&Path]) -> Vec<Option<FileStamp>> {
+    // Below this many a thread, one thread does it faster than starting others.
+    stamps_split(paths, 8192)
+}
+
+fn stamps_split(paths: &[&Path], per_thread: usize) -> Vec<Option<FileStamp>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(paths.len() / per_thread)
+        .max(1);
+    if threads == 1 {
+        return stamps_in_order(paths);
+    }
+    let chunk = paths.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = paths
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || stamps_in_order(part)))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|part| {
+                part.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
+/// [`file_stamps`] on one thread, keeping the last directory open.
+fn stamps_in_order(paths: &[&Path]) -> Vec<Option<FileStamp>> {
+    #[cfg(unix)]
+    {
+        let mut open: Option<(&Path, rustix::fd::OwnedFd)> = None;
+        paths
+            .iter()
+            .map(|path| {
+                let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+                    return file_stamp(path);
+                };
+                if open.as_ref().is_none_or(|(at, _)| *at != dir) {
+                    use rustix::fs::{Mode, OFlags};
+                    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+                    open = rustix::fs::open(dir, flags, Mode::empty())
+                        .ok()
+                        .map(|fd| (dir, fd));
+                }
+                match &open {
+                    Some((_, fd)) => stamp_at(fd, name),
+                    None => file_stamp(path),
+                }
+            })
+            .collect()
+    }
+    #[cfg(not(unix))]
+    {
+        paths.iter().map(|path| file_stamp(path)).collect()
+    }
+}
+
+/// The stamp of `name` in the directory `dir`, following a symbolic link as
+/// [`std::fs::metadata`] does; the same values [`file_stamp`] reads.
+#[cfg(unix)]
+// The fields' types differ between architectures; a conversion that is the identity on one
+// is not on another.
+#[allow(clippy::useless_conversion, clippy::unnecessary_fallible_conversions)]
+fn stamp_at(dir: &rustix::fd::OwnedFd, name: &std::ffi::OsStr) -> Option<FileStamp> {
+    let stat = rustix::fs::statat(dir, name, rustix::fs::AtFlags::empty()).ok()?;
+    let nanos = |secs: i64, nanos: u128| -> Option<u128> {
+        Some(u128::try_from(secs).ok()? * 1_000_000_000 + nanos)
+    };
+    Some(FileStamp {
+        size: u64::try_from(stat.st_size).ok()?,
+        // Before the epoch is no stamp, as for `file_stamp`.
+        modified: nanos(
+            i64::try_from(stat.st_mtime).ok()?,
+            u128::try_from(stat.st_mtime_nsec).ok()?,
+        )?,
+        changed: u128::try_from(stat.st_ctime).unwrap_or(0) * 1_000_000_000
+            + u128::try_from(stat.st_ctime_nsec).unwrap_or(0),
+        inode: u64::try_from(stat.st_ino).unwrap_or(0),
+    })
+}
+
 /// A large artifact found to hash to what its writer recorded, remembered in `record` with the
 /// stamp it had before it was read: while that stamp holds, it was not rewritten and is not
 /// hashed again, as git trusts its index's stamps. `stamp` is taken before the artifact is read,
@@ -274,9 +362,9 @@ impl Verified {
         self.dirty |= self.files.len() != before;
     }
 
-    /// Whether `abs` still has the content `hash`, reading it only when its stamp moved.
-    fn same(&mut self, rel: &str, abs: &Path, hash: &str) -> bool {
-        let stamp = file_stamp(abs);
+    /// Whether `abs`, stamped `stamp` now, still has the content `hash`, reading it only when
+    /// its stamp moved.
+    fn same(&mut self, rel: &str, abs: &Path, stamp: Option<FileStamp>, hash: &str) -> bool {
         if stamp.is_some_and(|stamp| self.hash_of(rel, &stamp) == Some(hash)) {
             return true;
         }
@@ -299,13 +387,21 @@ pub fn compare<'f>(
     sources: impl IntoIterator<Item = (&'f str, &'f Path)>,
     verified: &mut Verified,
 ) -> Changes {
+    let sources: Vec<(&str, &Path)> = sources.into_iter().collect();
+    let known: Vec<&Path> = sources
+        .iter()
+        .filter(|(rel, _)| state.files.contains_key(*rel))
+        .map(|(_, abs)| *abs)
+        .collect();
+    let mut stamps = file_stamps(&known).into_iter();
     let mut seen = BTreeSet::new();
     let (mut changed, mut added) = (Vec::new(), Vec::new());
     for (rel, abs) in sources {
         seen.insert(rel);
         match state.files.get(rel) {
             Some(hash) => {
-                if !verified.same(rel, abs, hash) {
+                let stamp = stamps.next().flatten();
+                if !verified.same(rel, abs, stamp, hash) {
                     changed.push(rel.to_string());
                 }
             }
@@ -345,6 +441,34 @@ pub fn compare<'f>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stamps_taken_by_directory_are_the_stamps_of_each_path() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("a/b")).expect("mkdir");
+        let mut paths = Vec::new();
+        for (i, name) in ["a/1.py", "a/b/2.py", "a/3.py", "4.py", "a/b/5.py"]
+            .iter()
+            .enumerate()
+        {
+            std::fs::write(root.join(name), "x".repeat(i)).expect("write");
+            paths.push(root.join(name));
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(root.join("a/1.py"), root.join("link.py")).expect("link");
+            paths.push(root.join("link.py"));
+        }
+        paths.push(root.join("a/gone.py"));
+        paths.push(root.join("no/such/dir.py"));
+        let paths: Vec<&Path> = paths.iter().map(std::path::PathBuf::as_path).collect();
+        let one_by_one: Vec<Option<FileStamp>> = paths.iter().map(|p| file_stamp(p)).collect();
+        assert!(one_by_one[0].is_some() && one_by_one[paths.len() - 1].is_none());
+        assert_eq!(file_stamps(&paths), one_by_one);
+        // Split across threads, in order.
+        assert_eq!(stamps_split(&paths, 2), one_by_one);
+    }
 
     #[test]
     fn a_verified_stamp_holds_until_the_file_is_written_again() {
@@ -396,7 +520,8 @@ mod tests {
             known.hash_of("a.py", &file_stamp(&file).expect("stamp")),
             None
         );
-        assert!(!known.same("a.py", &file, &hash), "the edit is seen");
+        let stamp = file_stamp(&file);
+        assert!(!known.same("a.py", &file, stamp, &hash), "the edit is seen");
     }
 
     #[test]
