@@ -417,6 +417,66 @@ fn a_source_edit_between_two_calls_is_in_the_second_answer() {
     assert_eq!(answer(&r[5])["fresh"], true);
 }
 
+/// With nothing changed, an answer reuses the last freshness check (the server watches what a
+/// check reads); every kind of change still reaches the next answer: an edit, a new file, a
+/// file in a new directory, an ignore file that hides a source, the layers config.
+#[test]
+fn answers_between_changes_see_every_change_of_the_sources_and_the_config() {
+    let repo = built();
+    let util = std::fs::read_to_string(repo.path().join("pkg/util.py")).expect("util.py");
+    let config =
+        std::fs::read_to_string(repo.path().join(".tldrgraph/layers.config.yaml")).expect("config");
+    let steps = json!([
+        {"call": "status"},
+        {"call": "status"},
+        {"call": "status"},
+        {"write": "pkg/util.py", "text": format!("{util}\nX = 1\n")},
+        {"call": "status"},
+        {"call": "status"},
+        {"write": "pkg/fresh.py", "text": "def fresh():\n    return 1\n"},
+        {"call": "status"},
+        {"write": "newpkg/deep/inner.py", "text": "def inner():\n    return 2\n"},
+        {"call": "status"},
+        {"call": "status"},
+        {"write": ".gitignore", "text": "pkg/fresh.py\n"},
+        {"call": "status"},
+        {"write": ".tldrgraph/layers.config.yaml", "text": format!("{config}\n# edited\n")},
+        {"call": "status"},
+    ]);
+    let r = drive(repo.path(), &steps, &["--enrich", "off"]);
+    let counts = |i: usize| {
+        let a = answer(&r[i]);
+        let n = |key: &str| a["changes"][key].as_u64().unwrap_or(0);
+        (a["fresh"].as_bool(), n("changed"), n("added"), n("removed"))
+    };
+    for (i, record) in r.iter().enumerate().take(4).skip(1) {
+        assert_eq!(counts(i), (Some(true), 0, 0, 0), "{record}");
+    }
+    assert_eq!(counts(5), (Some(false), 1, 0, 0), "the edit: {}", r[5]);
+    assert_eq!(counts(6), (Some(false), 1, 0, 0), "asked again: {}", r[6]);
+    assert_eq!(counts(8), (Some(false), 1, 1, 0), "a new file: {}", r[8]);
+    assert_eq!(
+        counts(10),
+        (Some(false), 1, 2, 0),
+        "a new directory: {}",
+        r[10]
+    );
+    assert_eq!(counts(11), (Some(false), 1, 2, 0), "asked again: {}", r[11]);
+    assert_eq!(
+        counts(13),
+        (Some(false), 1, 1, 0),
+        "ignored again: {}",
+        r[13]
+    );
+    let last = answer(&r[15]);
+    assert!(
+        last["stale"]
+            .as_str()
+            .is_some_and(|s| s.contains("layers config")),
+        "the config: {last}"
+    );
+}
+
 #[test]
 fn a_rebuild_past_the_wait_budget_answers_from_the_previous_build_and_says_so() {
     let repo = built();

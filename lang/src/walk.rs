@@ -331,6 +331,17 @@ pub fn changes_since(
     state: &SavedState,
     verified: &mut freshness::Verified,
 ) -> Changes {
+    changes_since_walking(root, store, state, verified).0
+}
+
+/// [`changes_since`], and the directories the walk entered (repo-relative, sorted), which is
+/// what a watcher of the sources watches ([`crate::walk_snapshot::watch_targets`]).
+pub fn changes_since_walking(
+    root: &Path,
+    store: &Store,
+    state: &SavedState,
+    verified: &mut freshness::Verified,
+) -> (Changes, Vec<String>) {
     let mut globs = layers::repo_excludes(store);
     globs.extend(state.exclude.iter().cloned());
     let key = walk_snapshot::key(&globs, state.no_ignore);
@@ -346,7 +357,8 @@ pub fn changes_since(
         .files
         .iter()
         .map(|f| (f.rel.as_str(), f.abs.as_path()));
-    freshness::compare(store, state, sources, verified)
+    let changes = freshness::compare(store, state, sources, verified);
+    (changes, walked.dirs)
 }
 
 #[cfg(test)]

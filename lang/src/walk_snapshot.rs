@@ -82,6 +82,47 @@ fn ignore_files(root: &Path, dirs: &[String]) -> Vec<(PathBuf, bool)> {
     walked.chain(above).collect()
 }
 
+/// How a path is watched for changes a walk would see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Watched {
+    /// A walked directory: its entries appearing, going or being written.
+    Entries,
+    /// An ignore file outside the walked directories: its content.
+    Content,
+    /// The directory of such an ignore file: one appearing in it.
+    Arrivals,
+}
+
+/// What to watch so that nothing a walk of `root` entering `dirs` (repo-relative, as
+/// [`crate::walk::WalkResult::dirs`]) would find differently goes unseen: each walked directory,
+/// and each ignore file outside them (the parents' own, `.git/info/exclude`) with the directory
+/// that would hold it. Sorted, one entry per path and way.
+pub fn watch_targets(root: &Path, dirs: &[String]) -> Vec<(PathBuf, Watched)> {
+    let walked: Vec<PathBuf> = dirs.iter().map(|d| root.join(d)).collect();
+    let is_walked: std::collections::HashSet<&Path> = walked.iter().map(PathBuf::as_path).collect();
+    let mut targets: Vec<(PathBuf, Watched)> = walked
+        .iter()
+        .map(|dir| (dir.clone(), Watched::Entries))
+        .collect();
+    for (file, _) in ignore_files(root, dirs) {
+        let Some(parent) = file.parent() else {
+            continue;
+        };
+        if is_walked.contains(parent) {
+            continue;
+        }
+        if file.exists() {
+            targets.push((file.clone(), Watched::Content));
+        }
+        if parent.is_dir() {
+            targets.push((parent.to_path_buf(), Watched::Arrivals));
+        }
+    }
+    targets.sort();
+    targets.dedup();
+    targets
+}
+
 /// The files that decide `dir`'s git excludes, where the walker (the `ignore` crate) looks:
 /// `.git/info/exclude`; or, in a linked worktree, whose `.git` is a file naming its git
 /// directory, that file, the git directory's `commondir` and the common directory's
@@ -236,6 +277,32 @@ mod tests {
 
     /// A repository (with its store) whose directories and ignore file are older than the racy
     /// window.
+    #[test]
+    fn a_watcher_watches_the_walked_directories_and_the_ignore_files_outside_them() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        fs::create_dir_all(root.join("pkg")).expect("mkdir");
+        fs::create_dir_all(root.join(".git/info")).expect("mkdir");
+        fs::write(root.join(".git/info/exclude"), "*.tmp\n").expect("write");
+        let targets = watch_targets(root, &["".to_string(), "pkg".to_string()]);
+        let has = |path: PathBuf, how: Watched| targets.contains(&(path, how));
+        assert!(has(root.join(""), Watched::Entries));
+        assert!(has(root.join("pkg"), Watched::Entries));
+        assert!(has(root.join(".git/info/exclude"), Watched::Content));
+        assert!(has(root.join(".git/info"), Watched::Arrivals));
+        // pkg has no .git: its exclude file would be in a directory that does not exist.
+        assert!(!targets
+            .iter()
+            .any(|(p, _)| p.starts_with(root.join("pkg/.git"))));
+        // An ignore file may appear above the root.
+        let parent = root.parent().expect("parent").to_path_buf();
+        assert!(has(parent, Watched::Arrivals));
+        // In a walked directory, its own ignore files are the directory's entries.
+        assert!(!targets
+            .iter()
+            .any(|(p, _)| p.starts_with(root) && p.ends_with(".gitignore")));
+    }
+
     fn settled_repo() -> tempfile::TempDir {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path();

@@ -6,7 +6,8 @@ Steps:
   {"call": TOOL, "args": {...}}      -> {"is_error", "structured", "text"}
   {"list_tools": true}               -> {"tools": [{"name", "input_schema", "output_schema",
                                          "schemas_valid", "read_only"}]}
-  {"write": PATH, "text": TEXT}      -> {"written": PATH}   (PATH under the repository)
+  {"write": PATH, "text": TEXT}      -> {"written": PATH}   (PATH under the repository; its
+                                                             directories made as needed)
   {"call_and_leave": TOOL, "args"}   -> sends the call and exits without waiting for it
 
 usage: python3 client.py TLDRGRAPH REPO [extra server args...] < script.json
@@ -56,6 +57,7 @@ async def run(exe, repo, extra, steps):
                     } for t in listed.tools]})
                 elif "write" in step:
                     path = os.path.join(repo, step["write"])
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
                     with open(path, "w", encoding="utf-8") as f:
                         f.write(step["text"])
                     emit({"written": step["write"]})

@@ -8,6 +8,7 @@ mod framing;
 mod server;
 pub mod session;
 pub mod tools;
+mod watch;
 
 use crate::cli::McpArgs;
 use rmcp::ServiceExt;

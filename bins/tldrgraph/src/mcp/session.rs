@@ -4,11 +4,14 @@
 //! a disconnected client) and waits for it up to its budget; past the budget it answers from
 //! the index it has and says so.
 
+use super::watch::{self, Watch};
 use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tg_lang::walk_snapshot::watch_targets;
 use tg_query::deadcode::Finding;
 use tg_query::graph::Graph;
 use tg_shared::artifacts::{self, state::ReadError, state::SavedState};
@@ -91,6 +94,10 @@ pub struct Session {
     loaded_from: Option<(u64, u128)>,
     rebuild: Option<Rebuild>,
     verified: Verified,
+    /// Sees changes to what a freshness check reads (none where it cannot watch it all).
+    watch: Option<Watch>,
+    /// The last check's state and changes, while the watcher has seen nothing change since.
+    looked: Option<(Arc<SavedState>, Changes)>,
     /// Dead-code findings of the loaded graph (every file is read to make them).
     dead_code: Option<Vec<Finding>>,
     /// `--enrich` for every `init` this session runs: the server's option, then the `init`
@@ -103,6 +110,8 @@ impl Session {
         let store = Store::at_root(root);
         Session {
             verified: Verified::load(&store),
+            watch: Watch::new(),
+            looked: None,
             store,
             exe,
             wait,
@@ -138,9 +147,41 @@ impl Session {
         &self.exe
     }
 
-    /// The last build's state and what changed since, without rebuilding.
-    pub fn look(&mut self) -> Result<(SavedState, Changes), Failure> {
-        let state = SavedState::read(&self.store).map_err(|e| match e {
+    /// The last build's state and what changed since, without rebuilding: the last check's
+    /// answer while the watcher saw nothing change since it, else a check in full.
+    pub fn look(&mut self) -> Result<(Arc<SavedState>, Changes), Failure> {
+        // Read (and so emptied) before a full check: what happens during one is seen by the next.
+        let quiet = self.watch.as_mut().is_some_and(Watch::quiet);
+        match &self.looked {
+            Some((state, changes)) if quiet => return Ok((state.clone(), changes.clone())),
+            _ => self.looked = None,
+        }
+        let state = Arc::new(self.read_state()?);
+        let (changes, dirs) = tg_lang::walk::changes_since_walking(
+            self.store.root(),
+            &self.store,
+            &state,
+            &mut self.verified,
+        );
+        if let Some(watch) = &mut self.watch {
+            let targets =
+                watch::with_store(watch_targets(self.store.root(), &dirs), self.store.dir());
+            match watch.add(&targets) {
+                Some(false) => self.looked = Some((state.clone(), changes.clone())),
+                // Found before it was watched: trusted once a check finds it watched.
+                Some(true) => {}
+                None => {
+                    eprintln!("tldrgraph mcp: cannot watch every directory (the system's limit of inotify watches?); every answer checks the sources in full");
+                    self.watch = None;
+                }
+            }
+        }
+        Ok((state, changes))
+    }
+
+    /// The last build's state.json.
+    fn read_state(&self) -> Result<SavedState, Failure> {
+        SavedState::read(&self.store).map_err(|e| match e {
             ReadError::Missing => Failure::new(
                 exit::NO_INPUT,
                 format!("{} has never been built", self.store.root().display()),
@@ -158,14 +199,7 @@ impl Session {
                 ),
             )
             .with_hint("call the `init` tool to rebuild it"),
-        })?;
-        let changes = tg_lang::walk::changes_since(
-            self.store.root(),
-            &self.store,
-            &state,
-            &mut self.verified,
-        );
-        Ok((state, changes))
+        })
     }
 
     /// The graph to answer from, brought up to date first when the sources changed (within the
@@ -215,7 +249,7 @@ impl Session {
                         if now.fresh() {
                             // Another run (a second server, a person) held the lock and built
                             // what we needed: its state is the answer's.
-                            payload = state.payload;
+                            payload = state.payload.clone();
                         } else if in_time {
                             std::thread::sleep(LOCK_RETRY);
                             continue;
