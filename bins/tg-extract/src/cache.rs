@@ -197,15 +197,34 @@ pub fn open_output(path: &Path, fingerprint: &str) -> Result<Option<PreviousOutp
         }
         freshness::remember_verified(&record, stamp, &hash);
     }
-    Ok(Some(PreviousOutput { frames }))
+    Ok(Some(PreviousOutput { frames, hash }))
 }
 
 /// The previous run's output as found intact by [`open_output`]: its compressed frames.
 pub struct PreviousOutput {
     frames: Vec<u8>,
+    /// The frames' hash: which stream they hold.
+    hash: String,
 }
 
 impl PreviousOutput {
+    /// Writes the stream to `path` (`-o FILE`), replacing it only when it differs, unless
+    /// `path` is the file this cache last wrote there, untouched since (its stamp, remembered
+    /// in `written` under git's racy rule): on the kernel, writing 1.1 GB to compare it took
+    /// seconds for what Make runs as a no-op. `Ok(false)` when nothing was written.
+    pub fn write_to_file(&self, path: &Path, written: &Path) -> io::Result<bool> {
+        let key = format!("{} {}", self.hash, path.display());
+        if freshness::verified_before(written, freshness::file_stamp(path), &key) {
+            return Ok(false);
+        }
+        let mut file = store::AtomicFile::create(path)?;
+        self.write_to(&mut file)?;
+        file.commit_if_changed()?;
+        // A file rewritten just now is remembered by a later run, once it has settled.
+        freshness::remember_verified(written, freshness::file_stamp(path), &key);
+        Ok(true)
+    }
+
     /// Writes the stream, decompressed across the cores.
     pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
         tg_shared::frames::decompress_to(&self.frames, out)
@@ -214,8 +233,17 @@ impl PreviousOutput {
 
 /// Beside the output cache: its stamp when its stream last matched its trailer's hash.
 fn verified_path(output: &Path) -> std::path::PathBuf {
+    beside(output, ".verified")
+}
+
+/// Beside the output cache: the `-o FILE` it last wrote, with that file's stamp.
+pub fn written_path(output: &Path) -> std::path::PathBuf {
+    beside(output, ".written")
+}
+
+fn beside(output: &Path, suffix: &str) -> std::path::PathBuf {
     let mut name = output.as_os_str().to_owned();
-    name.push(".verified");
+    name.push(suffix);
     std::path::PathBuf::from(name)
 }
 

@@ -205,10 +205,16 @@ fn reuse_previous_output(
         // Streamed through a temporary file, which replaces the output only if it differs.
         Some(path) => {
             let path = scope.cwd.join(path);
-            let cant = |e: io::Error| Failure::cant_write(&path, &e);
-            let mut file = store::AtomicFile::create(&path).map_err(cant)?;
-            previous.write_to(&mut file).map_err(cant)?;
-            file.commit_if_changed().map_err(cant)?;
+            let written = cache::written_path(output_cache);
+            let wrote = previous
+                .write_to_file(&path, &written)
+                .map_err(|e| Failure::cant_write(&path, &e))?;
+            if !wrote {
+                progress.say(format_args!(
+                    "{} already holds this stream, untouched since it was written",
+                    path.display()
+                ));
+            }
         }
         None => {
             let mut out = io::stdout().lock();

@@ -375,6 +375,52 @@ fn output_file_is_written_only_when_it_changes() {
     });
 }
 
+/// A no-op run with `-o FILE` leaves alone the file it wrote, once that file has settled and
+/// while nobody has touched it; a file changed since gets the stream again.
+#[test]
+fn a_no_op_leaves_its_settled_output_file_alone_until_it_is_touched() {
+    let root = copy_fixture("rust");
+    fs::create_dir_all(root.path().join(".tldrgraph")).unwrap();
+    let out = root.path().join("graph.ndjson");
+    let extract_to_file = || {
+        let output = bin()
+            .arg("--root")
+            .arg(root.path())
+            .arg("--output")
+            .arg(&out)
+            .arg(root.path().join("src"))
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8_lossy(&output.stderr).contains("already holds this stream")
+    };
+    assert!(!extract_to_file(), "written");
+    let stream = fs::read(&out).unwrap();
+    // Past the racy window: the next no-op remembers the file, the one after trusts it.
+    std::thread::sleep(std::time::Duration::from_millis(2_100));
+    assert!(!extract_to_file(), "compared, and remembered");
+    assert!(extract_to_file(), "left alone");
+    assert_eq!(fs::read(&out).unwrap(), stream);
+    // Touched: compared again; damaged: the stream again.
+    fs::write(&out, b"not the stream\n").unwrap();
+    assert!(!extract_to_file(), "a changed file is written");
+    assert_eq!(fs::read(&out).unwrap(), stream);
+    // Another file is another target.
+    let other = root.path().join("other.ndjson");
+    fs::copy(&out, &other).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2_100));
+    let to_other = bin()
+        .arg("--root")
+        .arg(root.path())
+        .arg("--output")
+        .arg(&other)
+        .arg(root.path().join("src"))
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&to_other.stderr).contains("already holds"));
+    assert_eq!(fs::read(&other).unwrap(), stream);
+}
+
 #[test]
 fn two_runs_at_once_both_succeed_with_the_same_output() {
     let root = copy_fixture("python");
