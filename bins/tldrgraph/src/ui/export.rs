@@ -5,9 +5,8 @@
 
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
-use tg_shared::artifacts::graph::Graph;
 use tg_shared::artifacts::plan::PlanFile;
-use tg_shared::record::{EdgeKind, NodeKind, Role};
+use tg_shared::record::{Edge, EdgeKind, LayerRecord, Node, NodeKind, Record, Role};
 
 /// The id the page gives symbols whose layer is unknown (no layers config yet, or a layer the
 /// graph does not list).
@@ -98,108 +97,209 @@ pub struct LayerEdge {
     pub violations: u64,
 }
 
-/// The map of `graph` (and the candidates of `plan`, when there is one).
-pub fn export(
-    repo: &str,
-    graph: &Graph,
-    plan: Option<&PlanFile>,
-    stale: Option<String>,
-) -> MapData {
-    let (mut layers, layer_of_id) = layer_views(graph);
-    let files = file_table(graph);
-    let file_index: HashMap<&str, u32> = files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.as_str(), i as u32))
-        .collect();
-    let node_index: HashMap<&str, u32> = graph
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.id.as_str(), i as u32))
-        .collect();
-    let ranks: HashMap<&str, u32> = plan
-        .map(|p| {
-            p.candidates
-                .iter()
-                .map(|c| (c.id.as_str(), c.rank))
-                .collect()
-        })
-        .unwrap_or_default();
+/// The map of the last build's graph, read record by record ([`Exporter::add`], in the
+/// document's order: nodes, then edges, layers and files), then finished with the candidates
+/// of the plan. Only the rows the page embeds are held, never the graph.
+pub struct Exporter {
+    ranks: HashMap<String, u32>,
+    /// Each node's row, in document order; its file, layer and parent are provisional until
+    /// [`Exporter::finish`] (numbers in `files` and `layer_ids`, and `parents`).
+    symbols: Vec<SymbolRow>,
+    parents: Vec<Option<Box<str>>>,
+    /// Node id → row (a repeated id means its last row, as edges and parents see it).
+    node_index: HashMap<Box<str>, u32>,
+    files: Interner,
+    layer_ids: Interner,
+    edges: Vec<EdgeRow>,
+    layers: Vec<LayerRecord>,
+}
 
-    let unclassified = layers.len() as u32;
-    let mut needs_unclassified = false;
-    let mut symbols = Vec::with_capacity(graph.nodes.len());
-    for node in &graph.nodes {
-        let layer = match node.layer.as_deref().and_then(|id| layer_of_id.get(id)) {
-            Some(&l) => l,
-            None => {
-                needs_unclassified = true;
-                unclassified
+/// Texts numbered in the order first seen.
+#[derive(Default)]
+struct Interner {
+    texts: Vec<String>,
+    numbers: HashMap<String, u32>,
+}
+
+impl Interner {
+    fn intern(&mut self, text: &str) -> u32 {
+        if let Some(&n) = self.numbers.get(text) {
+            return n;
+        }
+        let n = self.texts.len() as u32;
+        self.texts.push(text.to_string());
+        self.numbers.insert(text.to_string(), n);
+        n
+    }
+}
+
+/// A layer number for a node without one (mapped to the unclassified layer).
+const NO_LAYER: u32 = u32::MAX;
+
+impl Exporter {
+    /// An exporter ranking symbols by `plan`'s candidates, when there is a plan.
+    pub fn new(plan: Option<&PlanFile>) -> Exporter {
+        Exporter {
+            ranks: plan
+                .map(|p| {
+                    p.candidates
+                        .iter()
+                        .map(|c| (c.id.clone(), c.rank))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            symbols: Vec::new(),
+            parents: Vec::new(),
+            node_index: HashMap::new(),
+            files: Interner::default(),
+            layer_ids: Interner::default(),
+            edges: Vec::new(),
+            layers: Vec::new(),
+        }
+    }
+
+    pub fn add(&mut self, record: Record) {
+        match record {
+            Record::Node(node) => self.node(node),
+            Record::Edge(edge) => self.edge(&edge),
+            Record::Layer(layer) => self.layers.push(layer),
+            Record::File(file) => {
+                self.files.intern(&file.path);
             }
-        };
-        let file = file_index.get(node.file.as_str()).copied().unwrap_or(0);
-        let parent = node
-            .parent
+            _ => {}
+        }
+    }
+
+    fn node(&mut self, node: Node) {
+        let row = self.symbols.len() as u32;
+        let layer = node
+            .layer
             .as_deref()
-            .and_then(|p| node_index.get(p))
-            .map_or(-1, |&p| i64::from(p));
-        let rank = ranks.get(node.id.as_str()).copied().unwrap_or(0);
-        symbols.push(SymbolRow(
-            node.name.clone(),
-            qualname(&node.id, &node.file),
+            .map_or(NO_LAYER, |id| self.layer_ids.intern(id));
+        let qualname = qualname(&node.id, &node.file);
+        self.symbols.push(SymbolRow(
+            node.name,
+            qualname,
             kind_index(node.kind),
-            file,
+            self.files.intern(&node.file),
             node.line_start,
             node.line_end,
             layer,
             role_index(node.role),
-            parent,
-            rank,
+            -1,
+            self.ranks.get(node.id.as_str()).copied().unwrap_or(0),
             cut(node.signature.as_deref()),
             cut(node.intent.as_deref()),
-            node.intent_source.clone().unwrap_or_default(),
+            node.intent_source.unwrap_or_default(),
             cut(node.doc.as_deref()),
         ));
+        self.parents.push(node.parent.map(String::into_boxed_str));
+        self.node_index.insert(node.id.into_boxed_str(), row);
     }
-    if needs_unclassified {
-        layers.push(LayerView {
-            id: UNCLASSIFIED.to_string(),
-            name: "Unclassified".to_string(),
-            description: Some("Symbols no layer of the config claims".to_string()),
-            may_depend_on: None,
-            default: false,
-            symbols: 0,
-            by_role: vec![0; Role::ALL.len()],
-            files: 0,
-            candidates: 0,
-            internal_edges: 0,
-        });
-    }
-    count_symbols(&mut layers, &symbols);
 
-    let edges = edge_rows(graph, &node_index);
-    let (layer_edges, violations) = aggregate(&mut layers, &symbols, &edges);
-    MapData {
-        repo: repo.to_string(),
-        stale,
-        roles: Role::ALL.iter().map(|r| r.as_str()).collect(),
-        kinds: NodeKind::ALL.iter().map(|k| k.as_str()).collect(),
-        edge_kinds: DEPENDENCY_KINDS.iter().map(|k| k.as_str()).collect(),
-        layers,
-        files,
-        symbols,
-        edges,
-        layer_edges,
-        violations,
-        candidates: ranks.len() as u32,
-        candidate_budget: plan.map_or(0, |p| p.budget),
+    /// A dependency edge between known symbols (all nodes come before the edges).
+    fn edge(&mut self, e: &Edge) {
+        let Some(kind) = DEPENDENCY_KINDS.iter().position(|k| *k == e.kind) else {
+            return;
+        };
+        let (Some(&src), Some(&dst)) = (
+            self.node_index.get(e.src.as_str()),
+            self.node_index.get(e.dst.as_str()),
+        ) else {
+            return;
+        };
+        let confidence = (e.confidence.unwrap_or(1.0).clamp(0.0, 1.0) * 1000.0).round() as u16;
+        self.edges.push(EdgeRow(
+            src,
+            dst,
+            kind as u8,
+            confidence,
+            e.line,
+            u8::from(e.violation == Some(true)),
+        ));
+    }
+
+    /// The map, with the aggregates the page draws first.
+    pub fn finish(mut self, repo: &str, plan: Option<&PlanFile>, stale: Option<String>) -> MapData {
+        let (mut layers, layer_of_id) = layer_views(&self.layers);
+        let files = self.sorted_files();
+        let unclassified = layers.len() as u32;
+        let layer_of: Vec<Option<u32>> = self
+            .layer_ids
+            .texts
+            .iter()
+            .map(|id| layer_of_id.get(id).copied())
+            .collect();
+        let mut needs_unclassified = false;
+        for (row, parent) in self.symbols.iter_mut().zip(&self.parents) {
+            row.6 = match layer_of.get(row.6 as usize).copied().flatten() {
+                Some(layer) => layer,
+                None => {
+                    needs_unclassified = true;
+                    unclassified
+                }
+            };
+            row.3 = files.1[row.3 as usize];
+            row.8 = parent
+                .as_deref()
+                .and_then(|p| self.node_index.get(p))
+                .map_or(-1, |&p| i64::from(p));
+        }
+        if needs_unclassified {
+            layers.push(LayerView {
+                id: UNCLASSIFIED.to_string(),
+                name: "Unclassified".to_string(),
+                description: Some("Symbols no layer of the config claims".to_string()),
+                may_depend_on: None,
+                default: false,
+                symbols: 0,
+                by_role: vec![0; Role::ALL.len()],
+                files: 0,
+                candidates: 0,
+                internal_edges: 0,
+            });
+        }
+        count_symbols(&mut layers, &self.symbols);
+        let (layer_edges, violations) = aggregate(&mut layers, &self.symbols, &self.edges);
+        MapData {
+            repo: repo.to_string(),
+            stale,
+            roles: Role::ALL.iter().map(|r| r.as_str()).collect(),
+            kinds: NodeKind::ALL.iter().map(|k| k.as_str()).collect(),
+            edge_kinds: DEPENDENCY_KINDS.iter().map(|k| k.as_str()).collect(),
+            layers,
+            files: files.0,
+            symbols: self.symbols,
+            edges: self.edges,
+            layer_edges,
+            violations,
+            candidates: self.ranks.len() as u32,
+            candidate_budget: plan.map_or(0, |p| p.budget),
+        }
+    }
+
+    /// Every file path the graph names (its file records and its nodes' files), sorted, and
+    /// each interned number's place in that order.
+    fn sorted_files(&mut self) -> (Vec<String>, Vec<u32>) {
+        let texts = std::mem::take(&mut self.files.texts);
+        let mut order: Vec<u32> = (0..texts.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| texts[a as usize].cmp(&texts[b as usize]));
+        let mut place = vec![0u32; texts.len()];
+        for (at, &n) in order.iter().enumerate() {
+            place[n as usize] = at as u32;
+        }
+        let mut texts: Vec<Option<String>> = texts.into_iter().map(Some).collect();
+        let sorted = order
+            .iter()
+            .map(|&n| texts[n as usize].take().unwrap_or_default())
+            .collect();
+        (sorted, place)
     }
 }
 
 /// The graph's layers in their configured order, and each layer id's index.
-fn layer_views(graph: &Graph) -> (Vec<LayerView>, HashMap<String, u32>) {
-    let mut records: Vec<_> = graph.layers.iter().collect();
+fn layer_views(records: &[LayerRecord]) -> (Vec<LayerView>, HashMap<String, u32>) {
+    let mut records: Vec<_> = records.iter().collect();
     records.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.id.cmp(&b.id)));
     let views: Vec<LayerView> = records
         .iter()
@@ -224,19 +324,6 @@ fn layer_views(graph: &Graph) -> (Vec<LayerView>, HashMap<String, u32>) {
     (views, index)
 }
 
-/// Every file path the graph names (its file records and its nodes' files), sorted.
-fn file_table(graph: &Graph) -> Vec<String> {
-    let mut files: Vec<String> = graph
-        .files
-        .iter()
-        .map(|f| f.path.clone())
-        .chain(graph.nodes.iter().map(|n| n.file.clone()))
-        .collect();
-    files.sort_unstable();
-    files.dedup();
-    files
-}
-
 /// Counts per layer: symbols, by role, files, candidates.
 fn count_symbols(layers: &mut [LayerView], symbols: &[SymbolRow]) {
     let mut files_per_layer: Vec<std::collections::BTreeSet<u32>> =
@@ -253,28 +340,6 @@ fn count_symbols(layers: &mut [LayerView], symbols: &[SymbolRow]) {
     for (layer, files) in layers.iter_mut().zip(files_per_layer) {
         layer.files = files.len() as u64;
     }
-}
-
-/// The dependency edges between known symbols, in graph.json's order.
-fn edge_rows(graph: &Graph, node_index: &HashMap<&str, u32>) -> Vec<EdgeRow> {
-    graph
-        .edges
-        .iter()
-        .filter_map(|e| {
-            let kind = DEPENDENCY_KINDS.iter().position(|k| *k == e.kind)?;
-            let src = *node_index.get(e.src.as_str())?;
-            let dst = *node_index.get(e.dst.as_str())?;
-            let confidence = (e.confidence.unwrap_or(1.0).clamp(0.0, 1.0) * 1000.0).round() as u16;
-            Some(EdgeRow(
-                src,
-                dst,
-                kind as u8,
-                confidence,
-                e.line,
-                u8::from(e.violation == Some(true)),
-            ))
-        })
-        .collect()
 }
 
 /// The weighted layer-to-layer dependencies (sorted by the layers' order) and the violations

@@ -28,7 +28,7 @@ pub fn render(repo: &str, data_json: &str) -> String {
             "TITLE" => page.push_str(&escape_html(repo)),
             "STYLE" => page.push_str(STYLE),
             "SCRIPT" => page.push_str(SCRIPT),
-            "DATA" => page.push_str(&escape_script_data(data_json)),
+            "DATA" => push_script_data(&mut page, data_json),
             other => {
                 page.push_str("{{");
                 page.push_str(other);
@@ -61,6 +61,12 @@ fn sha256_base64(text: &str) -> String {
 /// strings, where the escape is valid.
 pub fn escape_script_data(json: &str) -> String {
     let mut out = String::with_capacity(json.len() + json.len() / 50);
+    push_script_data(&mut out, json);
+    out
+}
+
+/// [`escape_script_data`] appended to `out` (the page), without a copy of the data between.
+fn push_script_data(out: &mut String, json: &str) {
     for c in json.chars() {
         match c {
             '<' => out.push_str("\\u003c"),
@@ -71,7 +77,6 @@ pub fn escape_script_data(json: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 fn escape_html(text: &str) -> String {
