@@ -1,6 +1,7 @@
 """Independent ground truth for `tldrgraph impact`: the Python functions and classes whose own
 source changed between two trees, by Python's `ast` (not by tldrgraph). A symbol's own text is
-its lines from the `def`/`class` line to its end, with the defs nested in it and blank lines cut
+its lines from its first decorator (or the `def`/`class` line) to its end, with the defs nested in it
+(and their decorators) and blank lines cut
 out (so a class changes only when something outside its methods does, as impact reports it). Symbols only in
 one tree are added or removed. Modules are left out (impact names a module only when nothing
 inside it changed).
@@ -33,11 +34,15 @@ def own_texts(path, rel):
                 if seen[qual] > 1:
                     visit(child, qual + ".")
                     continue
-                start, end = child.lineno, child.end_lineno
+                # A definition begins at its first decorator: a decorator's arguments (a test's
+                # parameters) are part of what it is.
+                start = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                end = child.end_lineno
                 own = lines[start - 1:end]
                 for inner in ast.walk(child):
                     if inner is not child and isinstance(inner, DEFS) and inner.lineno > start:
-                        for i in range(inner.lineno - start, inner.end_lineno - start + 1):
+                        first = min([inner.lineno] + [d.lineno for d in inner.decorator_list])
+                        for i in range(first - start, inner.end_lineno - start + 1):
                             if 0 <= i < len(own):
                                 own[i] = ""
                 out[f"{rel}::{qual}"] = "\n".join(line for line in own if line.strip())
