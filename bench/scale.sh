@@ -7,7 +7,8 @@
 # every 0.2 s): universal-ctags (definitions only), `find` and the tree-sitter parse floor as
 # floors; cold `init` to needs_layers; cold `init` with bench/kernel.layers.config.yaml present
 # from the start, to needs_confirmation, then `--enrich off` to done; one changed file to done;
-# answers (query, trace, dead-code); no-op `init`, no-op `tg-extract` and `status`.
+# answers (query, trace, dead-code); no-op `init`, no-op `tg-extract` and `status`; check, ui and
+# impact of one changed file; a no-op `tg-extract -o FILE`; the MCP server's warm answers.
 #   usage: bench/scale.sh        env: KERNEL_DIR, RUNS (default 3), SKIP_COLD=1
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -74,4 +75,20 @@ measure "dead-code" "$bin/tldrgraph" dead-code --root "$dir"
 for _ in $(seq "$runs"); do measure "init no-op" "${init[@]}" "$dir"; done
 for _ in $(seq "$runs"); do measure "tg-extract no-op (as init runs it)" "$bin/tg-extract" --root "$dir" "$dir"; done
 for _ in $(seq "$runs"); do measure "status" "$bin/tldrgraph" status "$dir"; done
+# Readers of the whole graph: check, the map page, impact of one changed file against the build.
+# check exits 1 when it finds violations (the kernel has 50,688 with this config).
+measure "check --format json" sh -c '"$0" check --format json --root "$1" >/dev/null; [ $? -le 1 ]' "$bin/tldrgraph" "$dir"
+measure "ui (the page to a file)" "$bin/tldrgraph" ui --output "$tmp.html" "$dir"; rm -f "$tmp.html"
+cp "$dir/kernel/fork.c" "$tmp.fork"
+printf '\nint tg_bench_probe(void)\n{\n\treturn 0;\n}\n' >> "$dir/kernel/fork.c"
+measure "impact --files kernel/fork.c (one function added)" "$bin/tldrgraph" impact --json --files "$dir/kernel/fork.c" --root "$dir"
+cp "$tmp.fork" "$dir/kernel/fork.c"; rm -f "$tmp.fork"
+# A no-op with -o FILE, as Make runs it: the first writes the file, the second (once the file has
+# settled) compares it and remembers its stamp, the others find it as it was left.
+"$bin/tg-extract" --root "$dir" -o "$tmp.out" "$dir" 2>/dev/null; sleep 2.1
+"$bin/tg-extract" --root "$dir" -o "$tmp.out" "$dir" 2>/dev/null
+for _ in $(seq "$runs"); do measure "tg-extract -o FILE no-op" "$bin/tg-extract" --root "$dir" -o "$tmp.out" "$dir"; done
+rm -f "$tmp.out"
+# The MCP server, warm, nothing changed between calls (needs the MCP Python SDK).
+if python3 -c 'import mcp' 2>/dev/null; then python3 "$here/mcp_scale.py" "$bin/tldrgraph" "$dir" 2>/dev/null; fi
 echo ".tldrgraph/: $(du -sb "$dir/.tldrgraph" | cut -f1) bytes, $(du -sh "$dir/.tldrgraph" | cut -f1) ($(cd "$dir/.tldrgraph" && du -sh graph.json graph.json.zst search.bin vectors.i8 plan.json state.json cache/* 2>/dev/null | awk '{printf "%s %s, ", $2, $1}'))"
