@@ -168,10 +168,11 @@ impl Session {
                 watch::with_store(watch_targets(self.store.root(), &dirs), self.store.dir());
             match watch.add(&targets) {
                 Some(false) => self.looked = Some((state.clone(), changes.clone())),
-                // Found before it was watched: trusted once a check finds it watched.
+                // Found before it was watched (or gone since): trusted once a check finds
+                // every directory watched.
                 Some(true) => {}
                 None => {
-                    eprintln!("tldrgraph mcp: cannot watch every directory (the system's limit of inotify watches?); every answer checks the sources in full");
+                    eprintln!("tldrgraph mcp: the system's limit of inotify watches is reached (/proc/sys/fs/inotify/max_user_watches); every answer checks the sources in full");
                     self.watch = None;
                 }
             }

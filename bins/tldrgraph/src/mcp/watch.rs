@@ -27,6 +27,7 @@ mod linux {
     use super::Watched;
     use rustix::fd::OwnedFd;
     use rustix::fs::inotify::{self, CreateFlags, WatchFlags};
+    use rustix::io::Errno;
     use std::collections::{BTreeMap, HashSet};
     use std::mem::MaybeUninit;
     use std::path::PathBuf;
@@ -60,18 +61,27 @@ mod linux {
             })
         }
 
-        /// Watches `targets` too: `Some(true)` when a path was not watched before (what was
-        /// found there may already have changed unseen), `None` when one could not be watched
-        /// (the limit of watches, a path gone meanwhile): then nothing it says can be trusted.
+        /// Watches `targets` too: `Some(true)` when a walked directory was not watched before
+        /// (what was found there may already have changed unseen) or is gone since the walk
+        /// (its parent's event says so), `None` when the system's limit of watches is reached:
+        /// then nothing the watcher says can be trusted. A path outside the walk that cannot be
+        /// watched (a directory above the repository without read permission) is left out:
+        /// who cannot read it cannot add an ignore file there either, as a rule.
         pub fn add(&mut self, targets: &[(PathBuf, Watched)]) -> Option<bool> {
-            let mut by_path: BTreeMap<&PathBuf, WatchFlags> = BTreeMap::new();
+            let mut by_path: BTreeMap<&PathBuf, (WatchFlags, bool)> = BTreeMap::new();
             for (path, how) in targets {
-                *by_path.entry(path).or_insert(WatchFlags::empty()) |= flags(*how);
+                let entry = by_path.entry(path).or_insert((WatchFlags::empty(), false));
+                entry.0 |= flags(*how);
+                entry.1 |= *how == Watched::Entries;
             }
             let mut new = false;
-            for (path, flags) in by_path {
-                let wd = inotify::add_watch(&self.fd, path, flags).ok()?;
-                new |= self.watching.insert(wd);
+            for (path, (flags, walked)) in by_path {
+                match inotify::add_watch(&self.fd, path, flags) {
+                    Ok(wd) => new |= self.watching.insert(wd),
+                    Err(Errno::NOSPC | Errno::NOMEM) => return None,
+                    Err(_) if walked => new = true,
+                    Err(_) => {}
+                }
             }
             Some(new)
         }
@@ -85,7 +95,7 @@ mod linux {
             loop {
                 match events.next() {
                     Ok(_) => quiet = false,
-                    Err(rustix::io::Errno::AGAIN) => return quiet,
+                    Err(Errno::AGAIN) => return quiet,
                     Err(_) => return false,
                 }
             }
@@ -113,5 +123,33 @@ mod elsewhere {
         pub fn quiet(&mut self) -> bool {
             false
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_is_seen_once_and_a_vanished_directory_is_not_trusted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().to_path_buf();
+        let mut watch = Watch::new().expect("inotify");
+        let targets = [(root.clone(), Watched::Entries)];
+        assert_eq!(
+            watch.add(&targets),
+            Some(true),
+            "watched for the first time"
+        );
+        assert_eq!(watch.add(&targets), Some(false), "already watched");
+        assert!(watch.quiet());
+        std::fs::write(root.join("a.py"), "x = 1\n").expect("write");
+        assert!(!watch.quiet(), "the write is seen");
+        assert!(watch.quiet(), "and only once");
+        // A walked directory gone since the walk is not trusted; a path outside the walk that
+        // cannot be watched is left out.
+        let gone = root.join("gone");
+        assert_eq!(watch.add(&[(gone.clone(), Watched::Entries)]), Some(true));
+        assert_eq!(watch.add(&[(gone, Watched::Arrivals)]), Some(false));
     }
 }
