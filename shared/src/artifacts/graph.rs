@@ -1,4 +1,5 @@
-//! `.tldrgraph/graph.json`: the whole graph as one JSON document, for tools that want it whole.
+//! `.tldrgraph/graph.json`: the whole graph as one JSON document, for tools that want it whole;
+//! our own readers take it a record at a time ([`for_each_record`]).
 //!
 //! Written as the stream goes by, never held in memory: nodes, edges, layers and files go into
 //! spool files joined at the end. The records are the stream's own lines, in stream order, so
