@@ -143,7 +143,7 @@ mod tests {
         );
         assert_eq!(watch.add(&targets), Some(false), "already watched");
         assert!(watch.quiet());
-        std::fs::write(root.join("a.py"), "x = 1\n").expect("write");
+        std::fs::write(root.join("notes.txt"), "x = 1\n").expect("write");
         assert!(!watch.quiet(), "the write is seen");
         assert!(watch.quiet(), "and only once");
         // A walked directory gone since the walk is not trusted; a path outside the walk that
