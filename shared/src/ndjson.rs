@@ -72,51 +72,22 @@ impl<R: BufRead> RecordReader<R> {
     /// Reads one line into `buf` (without its newline), never holding more than `max_line`
     /// bytes: `Ok(false)` at end of input, an error for an over-long line (whose rest is skipped).
     fn read_bounded_line(&mut self) -> Result<bool, NdjsonError> {
-        self.buf.clear();
-        let mut seen_any = false;
-        let mut too_long = false;
-        loop {
-            let chunk = match self.input.fill_buf() {
-                Ok(chunk) => chunk,
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-                Err(err) => {
-                    return Err(NdjsonError {
-                        line: self.line,
-                        message: format!("cannot read input: {err}"),
-                    })
-                }
-            };
-            if chunk.is_empty() {
-                break;
-            }
-            seen_any = true;
-            let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
-                Some(at) => (at, true),
-                None => (chunk.len(), false),
-            };
-            if !too_long {
-                if self.buf.len() + take > self.max_line {
-                    too_long = true;
-                    self.buf = Vec::new();
-                } else {
-                    self.buf.extend_from_slice(&chunk[..take]);
-                }
-            }
-            self.input.consume(if done { take + 1 } else { take });
-            if done {
-                break;
-            }
-        }
-        if too_long {
-            return Err(NdjsonError {
+        let read = read_line_bounded(&mut self.input, &mut self.buf, self.max_line);
+        match read {
+            Ok(BoundedLine::End) => Ok(false),
+            Ok(BoundedLine::Line) => Ok(true),
+            Ok(BoundedLine::TooLong) => Err(NdjsonError {
                 line: self.line,
                 message: format!(
                     "line longer than {} MiB: not a record this version writes (a damaged or hostile stream)",
                     self.max_line >> 20
                 ),
-            });
+            }),
+            Err(err) => Err(NdjsonError {
+                line: self.line,
+                message: format!("cannot read input: {err}"),
+            }),
         }
-        Ok(seen_any)
     }
 
     /// The next non-blank line, or `None` at end of input.
@@ -144,6 +115,62 @@ impl<R: BufRead> RecordReader<R> {
             return Some(parse_line(self.line, text));
         }
     }
+}
+
+/// What [`read_line_bounded`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoundedLine {
+    /// The end of the input: nothing was read.
+    End,
+    /// A line, in the buffer without its newline.
+    Line,
+    /// A line longer than the bound: its rest was skipped, the buffer holds none of it.
+    TooLong,
+}
+
+/// Reads one line of `input` into `buf` (cleared first, the newline left out), never holding
+/// more than `max` bytes of it: every reader of the stream's lines, and of graph.json's, is
+/// bounded the same way, so one line cannot take all memory.
+pub fn read_line_bounded(
+    input: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<BoundedLine> {
+    buf.clear();
+    let mut seen_any = false;
+    let mut too_long = false;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        seen_any = true;
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(at) => (at, true),
+            None => (chunk.len(), false),
+        };
+        if !too_long {
+            if buf.len() + take > max {
+                too_long = true;
+                *buf = Vec::new();
+            } else {
+                buf.extend_from_slice(&chunk[..take]);
+            }
+        }
+        input.consume(if done { take + 1 } else { take });
+        if done {
+            break;
+        }
+    }
+    Ok(match (seen_any, too_long) {
+        (false, _) => BoundedLine::End,
+        (true, true) => BoundedLine::TooLong,
+        (true, false) => BoundedLine::Line,
+    })
 }
 
 /// Reads a whole stream into memory for a stage that needs it twice (tg-embed fingerprints it

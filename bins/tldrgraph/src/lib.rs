@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod impact;
 pub mod install;
+mod interner;
 pub mod mcp;
 pub mod pipeline;
 pub mod render;

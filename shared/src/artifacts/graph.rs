@@ -12,13 +12,13 @@
 //! ```
 
 use crate::frames::FrameWriter;
-use crate::ndjson::MAX_LINE_BYTES;
+use crate::ndjson::{read_line_bounded, BoundedLine, MAX_LINE_BYTES};
 use crate::record::{Edge, FileRecord, LayerRecord, Node, Record, SCHEMA_VERSION};
 use crate::stage::Failure;
 use crate::store::{AtomicFile, Store};
 use serde::Deserialize;
 use std::fs::File;
-use std::io::{self, BufRead, BufWriter, Read, Seek, Write};
+use std::io::{self, BufRead, BufWriter, Seek, Write};
 use std::path::PathBuf;
 
 /// graph.json read back whole, typed: what a reader of the last build's graph gets.
@@ -107,20 +107,14 @@ struct Lines<R> {
 impl<R: BufRead> Lines<R> {
     /// Reads the next line: `Ok(false)` at the end of the document.
     fn next(&mut self) -> Result<bool, Failure> {
-        self.line.clear();
-        let limit = MAX_LINE_BYTES as u64 + 1;
-        let read = (&mut self.input)
-            .take(limit)
-            .read_until(b'\n', &mut self.line)
+        let read = read_line_bounded(&mut self.input, &mut self.line, MAX_LINE_BYTES)
             .map_err(|e| super::unreadable(&self.path, &e))?;
         self.number += 1;
-        if self.line.len() as u64 == limit && self.line.last() != Some(&b'\n') {
-            return Err(self.malformed("a line longer than any record"));
+        match read {
+            BoundedLine::End => Ok(false),
+            BoundedLine::Line => Ok(true),
+            BoundedLine::TooLong => Err(self.malformed("a line longer than any record")),
         }
-        if self.line.last() == Some(&b'\n') {
-            self.line.pop();
-        }
-        Ok(read > 0)
     }
 
     fn malformed(&self, problem: &str) -> Failure {

@@ -7,13 +7,13 @@
 //! each symbol's facts, the call and inheritance edges reversed, and the violating edges. On
 //! the Linux kernel that is a few hundred megabytes where the records would take gigabytes.
 
+use crate::interner::Interner;
 use crate::pipeline::Stage;
-use std::collections::HashMap;
-use std::io::{BufRead, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use tg_shared::artifacts;
 use tg_shared::exit;
+use tg_shared::ndjson::{read_line_bounded, BoundedLine, MAX_LINE_BYTES};
 use tg_shared::record::{Edge, EdgeKind, Node, NodeKind, Record, Role};
 use tg_shared::stage::Failure;
 use tg_shared::store::Store;
@@ -35,34 +35,6 @@ struct Symbol {
     hash: u64,
     name: Box<str>,
     signature: Option<Box<str>>,
-}
-
-/// Texts numbered in the order first seen.
-#[derive(Debug, Default)]
-struct Interner {
-    texts: Vec<Arc<str>>,
-    numbers: HashMap<Arc<str>, u32>,
-}
-
-impl Interner {
-    fn intern(&mut self, text: &str) -> u32 {
-        if let Some(&number) = self.numbers.get(text) {
-            return number;
-        }
-        let number = self.texts.len() as u32;
-        let text: Arc<str> = Arc::from(text);
-        self.texts.push(text.clone());
-        self.numbers.insert(text, number);
-        number
-    }
-
-    fn number(&self, text: &str) -> Option<u32> {
-        self.numbers.get(text).copied()
-    }
-
-    fn text(&self, number: u32) -> &str {
-        &self.texts[number as usize]
-    }
 }
 
 /// Symbols by id, who calls (or inherits from) each, and the edges that break the layering.
@@ -401,21 +373,22 @@ fn parse(stream: &mut dyn Read) -> Result<Snapshot, Failure> {
     let mut line = Vec::new();
     let mut number = 0u64;
     loop {
-        line.clear();
-        match lines.read_until(b'\n', &mut line) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => {
-                return Err(Failure::new(
-                    exit::IO,
-                    format!("cannot read the classified stream: {e}"),
-                ))
-            }
-        }
+        let read = read_line_bounded(&mut lines, &mut line, MAX_LINE_BYTES).map_err(|e| {
+            Failure::new(exit::IO, format!("cannot read the classified stream: {e}"))
+        })?;
         number += 1;
-        let text = line.strip_suffix(b"\n").unwrap_or(&line);
-        if text.is_empty() {
-            continue;
+        let text = line.as_slice();
+        match read {
+            BoundedLine::End => break,
+            BoundedLine::Line if text.is_empty() => continue,
+            BoundedLine::Line => {}
+            BoundedLine::TooLong => {
+                let _ = std::io::copy(&mut lines, &mut std::io::sink());
+                return Err(Failure::new(
+                    exit::DATA,
+                    format!("line {number} of the classified stream: longer than any record"),
+                ));
+            }
         }
         // The stages' own reader of a line, with its fast path for known records.
         let parsed = std::str::from_utf8(text)

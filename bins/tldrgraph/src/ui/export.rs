@@ -3,6 +3,7 @@
 //! dependencies between layers, the violations) are computed here so the first render draws
 //! them at once; symbols and edges are rows (JSON arrays) the page reads only when asked.
 
+use crate::interner::Interner;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use tg_shared::artifacts::plan::PlanFile;
@@ -114,25 +115,6 @@ pub struct Exporter {
     layers: Vec<LayerRecord>,
 }
 
-/// Texts numbered in the order first seen.
-#[derive(Default)]
-struct Interner {
-    texts: Vec<String>,
-    numbers: HashMap<String, u32>,
-}
-
-impl Interner {
-    fn intern(&mut self, text: &str) -> u32 {
-        if let Some(&n) = self.numbers.get(text) {
-            return n;
-        }
-        let n = self.texts.len() as u32;
-        self.texts.push(text.to_string());
-        self.numbers.insert(text.to_string(), n);
-        n
-    }
-}
-
 /// A layer number for a node without one (mapped to the unclassified layer).
 const NO_LAYER: u32 = u32::MAX;
 
@@ -226,8 +208,7 @@ impl Exporter {
         let unclassified = layers.len() as u32;
         let layer_of: Vec<Option<u32>> = self
             .layer_ids
-            .texts
-            .iter()
+            .texts()
             .map(|id| layer_of_id.get(id).copied())
             .collect();
         let mut needs_unclassified = false;
@@ -280,18 +261,16 @@ impl Exporter {
 
     /// Every file path the graph names (its file records and its nodes' files), sorted, and
     /// each interned number's place in that order.
-    fn sorted_files(&mut self) -> (Vec<String>, Vec<u32>) {
-        let texts = std::mem::take(&mut self.files.texts);
-        let mut order: Vec<u32> = (0..texts.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| texts[a as usize].cmp(&texts[b as usize]));
-        let mut place = vec![0u32; texts.len()];
-        for (at, &n) in order.iter().enumerate() {
-            place[n as usize] = at as u32;
+    fn sorted_files(&self) -> (Vec<String>, Vec<u32>) {
+        let mut files: Vec<(&str, u32)> = self.files.texts().zip(0..).collect();
+        files.sort_unstable();
+        let mut place = vec![0u32; files.len()];
+        for (at, &(_, number)) in files.iter().enumerate() {
+            place[number as usize] = at as u32;
         }
-        let mut texts: Vec<Option<String>> = texts.into_iter().map(Some).collect();
-        let sorted = order
-            .iter()
-            .map(|&n| texts[n as usize].take().unwrap_or_default())
+        let sorted = files
+            .into_iter()
+            .map(|(file, _)| file.to_string())
             .collect();
         (sorted, place)
     }
