@@ -480,3 +480,35 @@ fn a_class_is_listed_when_its_own_text_changed_beside_a_method() {
         ])
     );
 }
+
+#[test]
+fn a_decorator_changed_on_a_method_is_the_method_s_change_not_its_class_s() {
+    let repo = repository();
+    let dir = repo.path();
+    // A decorator added: the method's text (its hash covers its decorators) changed, and the
+    // class's own text is as it was.
+    edit(
+        dir,
+        "pkg/api.py",
+        "    def send(self):\n",
+        "    @app.route(\"/send\")\n    def send(self):\n",
+    );
+    let found = impact_json(dir, &["--since", "HEAD"]);
+    assert_eq!(
+        changes(&found),
+        owned(&[("changed", "pkg/api.py::Session.send", None)])
+    );
+    // One changed in place: likewise.
+    git(dir, &["checkout", "-q", "--", "."]);
+    edit(
+        dir,
+        "pkg/api.py",
+        "    @property\n",
+        "    @functools.cached_property\n",
+    );
+    let found = impact_json(dir, &["--since", "HEAD"]);
+    assert_eq!(
+        changes(&found),
+        owned(&[("changed", "pkg/api.py::Session.name", None)])
+    );
+}

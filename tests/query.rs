@@ -36,7 +36,7 @@ fn stdout(output: &Output) -> String {
 #[test]
 fn the_embedder_is_deterministic_and_similar_texts_score_higher() {
     let model = model();
-    let cos = |a: &str, b: &str| embed::dot(&model.embed(a), &model.embed(b));
+    let cos = |a: &str, b: &str| embed::dot(&model.embed(a).unwrap(), &model.embed(b).unwrap());
     // Values from the independent numpy implementation (pipelines/model/bert.py tokenizer and
     // the same table): the Rust tokenizer and sum must agree with it.
     let similar = cos("open a file for reading", "read the contents of a file");
@@ -51,12 +51,15 @@ fn the_embedder_is_deterministic_and_similar_texts_score_higher() {
         cos("send an http request", "perform a network call to a url")
             > cos("send an http request", "parse command line arguments") + 0.2
     );
-    assert_eq!(model.embed("same text"), model.embed("same text"));
-    let v = model.embed("Fetch a URL.");
+    assert_eq!(
+        model.embed("same text").unwrap(),
+        model.embed("same text").unwrap()
+    );
+    let v = model.embed("Fetch a URL.").unwrap();
     assert_eq!(v.len(), 384);
     assert!((embed::dot(&v, &v) - 1.0).abs() < 1e-5, "unit length");
     assert!(
-        model.embed("").iter().all(|x| *x == 0.0),
+        model.embed("").unwrap().iter().all(|x| *x == 0.0),
         "no token, no direction"
     );
 }
@@ -648,6 +651,25 @@ fn vectors_found_intact_are_trusted_only_while_their_stamp_holds() {
     let trusted = ask();
     assert_eq!(trusted, hashed, "the same answer without hashing");
 
+    // The model's table, likewise: its stamp is remembered with the id it hashed to, and a
+    // record that names another id is not trusted (the table is hashed again).
+    let model_record = dir.join(".tldrgraph/cache/model.verified");
+    let read_record = || -> Value {
+        serde_json::from_slice(&fs::read(&model_record).expect("model record")).expect("json")
+    };
+    let remembered = read_record();
+    let model_id = model().id().to_string();
+    assert_eq!(
+        remembered[1],
+        Value::from(model_id.as_str()),
+        "{remembered}"
+    );
+    let mut forged = remembered.clone();
+    forged[1] = Value::from("static:all-MiniLM-L6-v2:000000000000");
+    fs::write(&model_record, forged.to_string()).expect("write");
+    assert_eq!(ask(), hashed, "hashed again, the same answer");
+    assert_eq!(read_record(), remembered, "and remembered again");
+
     let vectors = dir.join(".tldrgraph/vectors.i8");
     let mut bytes = fs::read(&vectors).expect("vectors");
     let at = bytes.len() / 2;
@@ -876,4 +898,37 @@ fn roles_excludes_freshness_and_product_first_search() {
     );
     let (dead, _) = json_payload(&tldrgraph(dir, &["dead-code", "--json"]));
     assert_eq!(dead["fresh"], false);
+}
+
+#[test]
+fn an_overloaded_function_is_named_traced_and_searched_as_its_implementation() {
+    // app/routing.py: two `@overload` signatures of `parse`, then the `def` with a body (#3).
+    let repo = layered_fixture("python_typed");
+    let dir = repo.path();
+    init_json(dir, &["--enrich", "off"]);
+    let (trace, _) = json_payload(&tldrgraph(dir, &["trace", "App.serve", "parse", "--json"]));
+    assert_eq!(trace["to"], "app/routing.py::parse#3", "{trace}");
+    assert_eq!(trace["found"], true, "{trace}");
+    let (found, _) = json_payload(&tldrgraph(dir, &["query", "parse", "--json"]));
+    let ids: Vec<&str> = found["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    assert_eq!(ids.first(), Some(&"app/routing.py::parse#3"), "{ids:?}");
+    assert!(
+        !ids.contains(&"app/routing.py::parse") && !ids.contains(&"app/routing.py::parse#2"),
+        "a signature is never an answer: {ids:?}"
+    );
+    // A signature is still there by its id.
+    let (by_id, _) = json_payload(&tldrgraph(
+        dir,
+        &["trace", "App.serve", "app/routing.py::parse", "--json"],
+    ));
+    assert_eq!(by_id["to"], "app/routing.py::parse", "{by_id}");
+    assert_eq!(
+        by_id["found"], false,
+        "no call reaches a signature: {by_id}"
+    );
 }

@@ -42,6 +42,8 @@ done < "$tsv"
 [ ${#calls[@]} -gt 0 ] && { python3 "$here/py_calls.py" "${calls[@]}" || rc=1; }
 # Python attribute calls against Jedi (deps_python.sh installs it when missing; a few minutes).
 [ ${#acalls[@]} -gt 0 ] && { { bash "$here/deps_python.sh" && python3 "$here/py_attr_calls.py" "${acalls[@]}"; } || rc=1; }
+# Property reads (`x.name` running a `@property` getter) against Jedi, on the same corpora.
+[ ${#acalls[@]} -gt 0 ] && { python3 "$here/py_property_reads.py" "${acalls[@]}" --min-precision 0.95 --min-recall 0.75 || rc=1; }
 # Rust calls against rust-analyzer's SCIP index (deps_rust.sh adds the rustup components when missing).
 [ ${#rcalls[@]} -gt 0 ] && { { bash "$here/deps_rust.sh" && python3 "$here/rust_calls.py" "${rcalls[@]}"; } || rc=1; }
 [ ${#tcalls[@]} -gt 0 ] && { { bash "$here/deps_ts.sh" >/dev/null && python3 "$here/ts_calls.py" "${tcalls[@]}"; } || rc=1; }

@@ -23,6 +23,7 @@ sys.path.insert(0, HERE)
 
 import py_attr_calls  # noqa: E402
 import py_calls  # noqa: E402
+import py_property_reads  # noqa: E402
 from common import Stream, collect_defs, parse_python  # noqa: E402
 
 
@@ -499,6 +500,54 @@ def typescript_missing() -> str | None:
     if not os.path.isfile(os.path.join(prefix, "node_modules", "typescript", "package.json")):
         return f"typescript not installed under {prefix} (bash bench/accuracy/deps_ts.sh)"
     return None
+
+
+class PropertyReads(unittest.TestCase):
+    """py_property_reads.py: which attribute reads are sites, and Jedi's verdicts on them (a
+    read Jedi gives as the setter, or as `self.n = ...` in the class, is the getter's)."""
+
+    FILES = {
+        "pkg/m.py": """
+            class A:
+                def __init__(self):
+                    self.n = 0
+
+                @property
+                def n(self):
+                    return self._n
+
+                @n.setter
+                def n(self, v):
+                    self._n = v
+
+                def use(self):
+                    x = self.n
+                    self.n = 3
+                    self.n += 1
+                    self.other()
+                    return x
+
+
+            def f(a: A):
+                return a.n
+        """,
+    }
+
+    def test_sites_and_verdicts(self) -> None:
+        if py_attr_calls.jedi is None:
+            raise unittest.SkipTest("jedi not installed")
+        root = tempfile.mkdtemp(prefix="tg-acc-")
+        self.addCleanup(shutil.rmtree, root, True)
+        write_tree(root, self.FILES)
+        trees, getters, aliases = py_property_reads.corpus_getters(root)
+        self.assertEqual(getters, {("pkg/m.py", 7, "n")})
+        sites = py_property_reads.sites_of(trees["pkg/m.py"], "pkg/m.py", {"n", "other"})
+        # The read, the read of `+=` and `a.n`; not the writes, not the call `self.other()`.
+        self.assertEqual([(s[1], s[3], s[4]) for s in sites],
+                         [(15, "n", ("use", 14)), (17, "n", ("use", 14)), (23, "n", ("f", 22))])
+        verdicts = py_property_reads.judge(os.path.realpath(root), sites, getters, aliases)
+        self.assertEqual(verdicts[sites[0]], ("getter", ("pkg/m.py", "n", 7)))
+        self.assertEqual(verdicts[sites[2]], ("getter", ("pkg/m.py", "n", 7)))
 
 
 class TypeScript(unittest.TestCase):

@@ -137,6 +137,9 @@ pub struct Symbol {
     pub parent: Option<u32>,
     pub line_start: u32,
     pub line_end: u32,
+    /// The first line of the text `hash` covers, where it begins above `line_start` (Python's
+    /// decorators, which are not part of the definition's lines but are part of its text).
+    pub text_start: Option<u32>,
     pub signature: Option<String>,
     pub doc: Option<String>,
     pub hash: ContentHash,
@@ -155,6 +158,12 @@ pub struct Symbol {
     pub test_only: bool,
     /// A test fixture (`@pytest.fixture`): injected by name into the tests' parameters.
     pub fixture: bool,
+    /// Runs when read as an attribute (`@property`, `@functools.cached_property`): a read of it
+    /// is a call.
+    pub getter: bool,
+    /// A property's setter or deleter (`@x.setter`): it runs on assignment or `del`, so neither
+    /// a call nor a read of the name reaches it, and it does not replace the getter before it.
+    pub accessor: bool,
     /// A method of a trait implementation (Rust `impl Display for T`): the trait's name.
     pub implements: Option<String>,
 }
@@ -204,6 +213,10 @@ pub enum RefKind {
     /// A function returns a function it defines (`return decorator`): a `calls` edge with
     /// resolution `closure`, so a trace passes through decorator and handler factories.
     ReturnsClosure,
+    /// A member read without a call (`self.name`, `client.name`): a `calls` edge only where it
+    /// reaches a getter ([`Symbol::getter`]), whose body the read runs. Anything else read is
+    /// data, not an edge, and not counted as unresolved.
+    Read,
 }
 
 /// How the source names the target of a reference.

@@ -28,7 +28,9 @@ impl Language for Rust {
         }
         match role::file_name(path) {
             "tests.rs" => Role::Test,
-            "build.rs" => Role::Tooling,
+            // Cargo's build script sits beside Cargo.toml; a `build.rs` under `src/` is a module
+            // (a builder's, say).
+            "build.rs" if !path.split('/').any(|dir| dir == "src") => Role::Tooling,
             _ => Role::Product,
         }
     }
@@ -285,6 +287,17 @@ const BUILTINS: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
+    use crate::Language;
+    use tg_shared::record::Role;
+
+    #[test]
+    fn a_build_script_is_tooling_and_a_build_module_is_not() {
+        let rust = super::Rust;
+        assert_eq!(rust.role("build.rs"), Role::Tooling);
+        assert_eq!(rust.role("crates/x/build.rs"), Role::Tooling);
+        assert_eq!(rust.role("src/body/build.rs"), Role::Product);
+        assert_eq!(rust.role("crates/x/src/build.rs"), Role::Product);
+    }
 
     #[test]
     fn cargo_test_names_follow_the_module_path() {

@@ -235,6 +235,8 @@ impl<'s> Walker<'s> {
             parent: Some(scope),
             line_start: start_line(start),
             line_end: end_line(span.outer),
+            // line_start is already the first decorator's.
+            text_start: None,
             signature: Some(header_before(head, body, source)),
             doc: jsdoc(start, source),
             hash: ContentHash::of(hashed.as_bytes()),
@@ -249,6 +251,8 @@ impl<'s> Walker<'s> {
             conditional: false,
             test_only: false,
             fixture: false,
+            getter: false,
+            accessor: false,
             implements: None,
         });
         index

@@ -15,7 +15,7 @@ use tg_shared::record::NodeKind;
 
 /// Bumped whenever extraction changes what it produces, so caches written by an older build are
 /// not trusted.
-pub const EXTRACTOR_REVISION: u32 = 16;
+pub const EXTRACTOR_REVISION: u32 = 22;
 
 /// Nesting depth (syntax tree levels) beyond which extraction stops descending. Real code stays
 /// far below it; generated or hostile files may not.
@@ -147,6 +147,7 @@ pub(crate) fn module_facts(
         parent: None,
         line_start: 1,
         line_end: util::end_line(root).max(1),
+        text_start: None,
         signature: None,
         doc,
         hash: tg_shared::hash::ContentHash::of(source.as_bytes()),
@@ -157,6 +158,8 @@ pub(crate) fn module_facts(
         conditional: false,
         test_only: false,
         fixture: false,
+        getter: false,
+        accessor: false,
         implements: None,
     };
     FileFacts {

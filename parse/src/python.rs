@@ -129,14 +129,8 @@ impl<'s> Walker<'s> {
             }
             "call" => {
                 if let Some(function) = node.child_by_field_name("function") {
-                    if let Some(target) = call_target(function, self.source) {
-                        self.facts.refs.push(Reference {
-                            scope: task.scope,
-                            line: start_line(node),
-                            kind: RefKind::Call,
-                            target,
-                        });
-                    }
+                    let target = call_target(function, self.source);
+                    self.reference(task.scope, node, RefKind::Call, target);
                 }
             }
             "import_statement" => {
@@ -174,6 +168,10 @@ impl<'s> Walker<'s> {
                 }
             }
             "future_import_statement" | "comment" => return,
+            "attribute" if is_read(node) => {
+                let target = call_target(node, self.source);
+                self.reference(task.scope, node, RefKind::Read, target);
+            }
             _ => {}
         }
         for child in node.named_children(cursor) {
@@ -181,6 +179,18 @@ impl<'s> Walker<'s> {
             if child.child_count() > 0 {
                 next.push(child_task(child, task.scope));
             }
+        }
+    }
+
+    /// A reference from `scope` at `at`'s line, when its target could be read.
+    fn reference(&mut self, scope: u32, at: Node, kind: RefKind, target: Option<Target>) {
+        if let Some(target) = target {
+            self.facts.refs.push(Reference {
+                scope,
+                line: start_line(at),
+                kind,
+                target,
+            });
         }
     }
 
@@ -215,6 +225,10 @@ impl<'s> Walker<'s> {
             parent: Some(task.scope),
             line_start: start_line(node),
             line_end: code_end_line(node),
+            text_start: task
+                .decorated
+                .map(start_line)
+                .filter(|&line| line < start_line(node)),
             signature: Some(header_before(node, body, source)),
             doc: docstring(body, source),
             hash: ContentHash::of(text(hashed, source).as_bytes()),
@@ -229,6 +243,8 @@ impl<'s> Walker<'s> {
             conditional: task.conditional,
             test_only: false,
             fixture: decorators.iter().any(|d| is_fixture(d)),
+            getter: !is_class && decorators.iter().any(|d| is_getter(d)),
+            accessor: !is_class && decorators.iter().any(|d| is_accessor(d)),
             implements: None,
         });
         let depth = task.depth + 1;
@@ -455,6 +471,12 @@ impl<'s> Walker<'s> {
         };
         if symbol.kind == NodeKind::Method && text(value, self.source) == "self" {
             symbol.returns.get_or_insert(Value::SelfType);
+            return;
+        }
+        // A fixture states what it injects by what it builds (`return Environment()`), seldom
+        // by an annotation: the tests' parameters of its name are typed by it.
+        if symbol.fixture && symbol.returns.is_none() && value.kind() == "call" {
+            symbol.returns = value_of(value, self.source, 0);
             return;
         }
         if value.kind() == "identifier" {
@@ -934,6 +956,39 @@ fn decorator_names(decorated: Option<Node>, source: &str) -> Vec<String> {
 /// `@pytest.fixture`, `@fixture` (called or not).
 fn is_fixture(decorator: &str) -> bool {
     decorator == "fixture" || decorator.ends_with(".fixture")
+}
+
+/// Whether the attribute `node` is read as a value: not the function of a call (the call is the
+/// reference), not a target that is only written (`self.x = ...`, `for self.x in ...`, `del`).
+/// `self.x += 1` reads it first.
+fn is_read(node: Node) -> bool {
+    let mut child = node;
+    while let Some(parent) = child.parent() {
+        let is = |field: &str| parent.child_by_field_name(field) == Some(child);
+        match parent.kind() {
+            "call" => return !is("function"),
+            "assignment" | "for_statement" | "for_in_clause" => return !is("left"),
+            "delete_statement" => return false,
+            // A target inside a tuple or list of targets: the enclosing statement decides.
+            "pattern_list" | "tuple_pattern" | "list_pattern" | "expression_list" => {
+                child = parent;
+            }
+            _ => return true,
+        }
+    }
+    true
+}
+
+/// `@property`, `@functools.cached_property`, `@abc.abstractproperty` and the like: a method a
+/// read of the attribute runs.
+fn is_getter(decorator: &str) -> bool {
+    let last = decorator.rsplit('.').next().unwrap_or(decorator);
+    matches!(last, "property" | "cached_property" | "abstractproperty")
+}
+
+/// `@name.setter`, `@name.deleter`.
+fn is_accessor(decorator: &str) -> bool {
+    decorator.ends_with(".setter") || decorator.ends_with(".deleter")
 }
 
 /// `@overload`, `@typing.overload`, `@t.overload`.

@@ -273,6 +273,8 @@ impl<'s> Walker<'s> {
             parent: Some(task.scope),
             line_start: start_line(node),
             line_end: end_line(node),
+            // Attributes are not part of the hashed text.
+            text_start: None,
             signature: Some(
                 header_before(node, body, source)
                     .trim_end_matches(';')
@@ -289,6 +291,8 @@ impl<'s> Walker<'s> {
             conditional,
             test_only,
             fixture: false,
+            getter: false,
+            accessor: false,
             implements: is_method.then(|| implemented_trait(node, source)).flatten(),
         });
         match kind {
@@ -656,6 +660,20 @@ impl<'s> Walker<'s> {
     /// through, so `x` has the value's type.
     fn let_type(&mut self, node: Node, scope: u32) {
         let source = self.source;
+        // A closure bound by name is what a call of that name calls (`let config = |c| ...;
+        // config(c)`), never a same-named function elsewhere. Only closures: a local is local
+        // to the whole scope here, and `let agent = agent();` still calls the function.
+        let closure = node
+            .child_by_field_name("value")
+            .is_some_and(|v| v.kind() == "closure_expression");
+        if let Some(name) = node
+            .child_by_field_name("pattern")
+            .filter(|p| closure && p.kind() == "identifier")
+        {
+            self.facts
+                .locals
+                .push((scope, text(name, source).to_string()));
+        }
         let Some(pattern) = node
             .child_by_field_name("pattern")
             .and_then(|p| bound_identifier(p, source))
@@ -1059,7 +1077,6 @@ fn attributes_before(node: Node, source: &str) -> Vec<String> {
     out
 }
 
-/// `#[test]`, `#[cfg(test)]`, `#[tokio::test]` and the like.
 /// Marks a match arm's variant field in a fact until [`Walker::bind_arms`] settles its name.
 const ARM_FIELD_MARK: &str = "\u{1}arm:";
 
@@ -1089,8 +1106,47 @@ fn implemented_trait(method: Node, source: &str) -> Option<String> {
     type_base_name(block.child_by_field_name("trait")?, source)
 }
 
+/// `#[test]`, `#[tokio::test]`, and a `cfg` that holds only in test builds: `cfg(test)`, or
+/// `cfg(all(test, ...))` (`cfg(any(test, ...))` holds elsewhere too).
 fn is_test_attribute(attribute: &str) -> bool {
-    attribute == "test" || attribute.ends_with("::test") || attribute == "cfg(test)"
+    if attribute == "test" || attribute.ends_with("::test") {
+        return true;
+    }
+    let Some(predicate) = attribute
+        .strip_prefix("cfg(")
+        .and_then(|p| p.strip_suffix(')'))
+    else {
+        return false;
+    };
+    let predicate = predicate.trim();
+    predicate == "test"
+        || predicate
+            .strip_prefix("all(")
+            .and_then(|p| p.strip_suffix(')'))
+            .is_some_and(|args| top_level_args(args).any(|arg| arg.trim() == "test"))
+}
+
+/// The comma-separated arguments of a `cfg` combinator, commas inside nested parentheses or
+/// strings left alone.
+fn top_level_args(args: &str) -> impl Iterator<Item = &str> {
+    let mut depth = 0i32;
+    let mut quoted = false;
+    let mut start = 0;
+    let mut parts = Vec::new();
+    for (i, c) in args.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            '(' if !quoted => depth += 1,
+            ')' if !quoted => depth -= 1,
+            ',' if !quoted && depth == 0 => {
+                parts.push(&args[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&args[start..]);
+    parts.into_iter()
 }
 
 fn is_outer_doc(comment: &str) -> bool {
@@ -1101,6 +1157,28 @@ fn is_outer_doc(comment: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_attributes_of_test_builds_mark_test_code() {
+        for attribute in [
+            "test",
+            "tokio::test",
+            "cfg(test)",
+            "cfg(all(test,feature=\"_test\"))",
+            "cfg(all(feature=\"a,b\",test))",
+        ] {
+            assert!(is_test_attribute(attribute), "{attribute}");
+        }
+        for attribute in [
+            "cfg(any(test,feature=\"_test\"))",
+            "cfg(not(test))",
+            "cfg(all(not(test),unix))",
+            "cfg(feature=\"test\")",
+            "derive(Debug)",
+        ] {
+            assert!(!is_test_attribute(attribute), "{attribute}");
+        }
+    }
 
     #[test]
     fn super_inside_an_inline_mod_names_the_files_module() {

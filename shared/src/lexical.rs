@@ -99,6 +99,30 @@ pub fn terms(text: &str) -> Vec<String> {
     out
 }
 
+/// Words that ask rather than describe. In a question of several words ("where are filters
+/// registered") they match whatever docstring happens to use them ("...where key is...") and
+/// say nothing of the symbol wanted; so they leave a query, but never the index (`where` is
+/// also a query builder's method, found by that name alone).
+const QUESTION_WORDS: &[&str] = &[
+    "how", "where", "what", "which", "who", "whom", "whose", "when", "why", "do", "does", "did",
+    "can", "could", "should", "would", "there",
+];
+
+/// The terms of a search `query`: [`terms`], without the question words of a question of three
+/// words or more.
+pub fn query_terms(query: &str) -> Vec<String> {
+    let words: Vec<&str> = query.split_whitespace().collect();
+    if words.len() < 3 {
+        return terms(query);
+    }
+    let asks = |word: &str| {
+        let bare = word.trim_matches(|c: char| !c.is_alphanumeric());
+        bare.chars().all(char::is_alphabetic) && QUESTION_WORDS.contains(&lowercase(bare).as_str())
+    };
+    let kept: Vec<&str> = words.into_iter().filter(|w| !asks(w)).collect();
+    terms(&kept.join(" "))
+}
+
 /// `get_connection_pool` or `getConnectionPool` as words: "get connection pool".
 pub fn humanise(identifier: &str) -> String {
     let mut out = String::with_capacity(identifier.len() + 8);
@@ -124,6 +148,26 @@ pub fn humanise(identifier: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_s_asking_words_leave_the_query_but_a_name_keeps_them() {
+        assert_eq!(
+            query_terms("Where are filters registered?"),
+            ["filter", "register"]
+        );
+        assert_eq!(
+            query_terms("how is the sandbox enforced"),
+            ["sandbox", "enforc"]
+        );
+        // A short query is a name: `Query.where`, `where clause`.
+        assert_eq!(query_terms("Query.where"), terms("Query.where"));
+        assert_eq!(query_terms("where clause"), ["where", "clause"]);
+        // In an identifier, a question word is a part of the name.
+        assert_eq!(
+            query_terms("find the how_to_use helper"),
+            terms("find the how_to_use helper")
+        );
+    }
 
     #[test]
     fn identifiers_split_into_words_and_stay_whole() {

@@ -229,6 +229,10 @@ pub struct Node {
     pub file: String,
     pub line_start: u32,
     pub line_end: u32,
+    /// The first line of the text `hash` covers, where it begins above `line_start` (a Python
+    /// definition's decorators): an edit there changes the symbol, not its parent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_start: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -244,6 +248,14 @@ pub struct Node {
     /// outside the graph (the trait's users) calls it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub implements: Option<String>,
+    /// A signature without a body that no call reaches (`@typing.overload`): calls resolve to
+    /// the implementation beside it, which is what a name means.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stub: bool,
+    /// Runs when its name is read as an attribute (`@property`): an accessor, which the plan
+    /// leaves out (its name says what it gives).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub getter: bool,
     /// Set by tg-classify.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layer: Option<String>,
@@ -496,12 +508,15 @@ mod tests {
             file: "a.py".into(),
             line_start: 1,
             line_end: 2,
+            text_start: None,
             parent: Some("a.py".into()),
             signature: Some("def f()".into()),
             doc: None,
             hash: "00".into(),
             role: Role::Product,
             implements: None,
+            stub: false,
+            getter: false,
             layer: None,
             intent: None,
             intent_hash: None,

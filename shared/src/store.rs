@@ -132,6 +132,14 @@ impl Store {
             .join(artifacts::VECTORS_VERIFIED)
     }
 
+    /// The stamp of the embedding model's table when an answer last found it to hash to the
+    /// index's model id.
+    pub fn model_verified_path(&self) -> PathBuf {
+        self.dir
+            .join(artifacts::CACHE_DIR)
+            .join(artifacts::MODEL_VERIFIED)
+    }
+
     /// The lock file that serialises runs on one repository.
     pub fn lock_path(&self) -> PathBuf {
         self.dir.join(artifacts::LOCK)
@@ -271,6 +279,9 @@ pub fn stamp(path: &Path) -> Option<(u64, u128)> {
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
 /// killed run leaves either the old or the new content, never a mix.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if is_special_file(path) {
+        return open_through(path)?.write_all(bytes);
+    }
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -284,34 +295,82 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// Whether `path` is something other than a regular file or a directory: `/dev/null`, a FIFO,
+/// a terminal. Such a target is written straight through; renaming a file over it would
+/// replace the device (run as root, `--output /dev/null` left a regular file there that every
+/// later reader of /dev/null read back).
+pub fn is_special_file(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// `path`, a special file ([`is_special_file`]), opened to write through.
+fn open_through(path: &Path) -> io::Result<File> {
+    fs::OpenOptions::new().write(true).open(path)
+}
+
+/// Where an [`AtomicFile`]'s bytes go until it is committed.
+enum Sink {
+    /// A temporary file beside the target, renamed over it on commit.
+    Temp(tempfile::NamedTempFile),
+    /// A special file, written as the bytes come ([`is_special_file`]).
+    Through(File),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Temp(tmp) => tmp.write(buf),
+            Sink::Through(file) => file.write(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Temp(tmp) => tmp.flush(),
+            Sink::Through(file) => file.flush(),
+        }
+    }
+}
+
 /// A file written in a stream and moved into place only on [`AtomicFile::commit`]; dropped
-/// uncommitted (an error, a kill), it leaves the previous content untouched.
+/// uncommitted (an error, a kill), it leaves the previous content untouched. A special target
+/// (`/dev/null`, a FIFO) is written through instead.
 pub struct AtomicFile {
-    tmp: io::BufWriter<tempfile::NamedTempFile>,
+    out: io::BufWriter<Sink>,
     path: PathBuf,
 }
 
 impl AtomicFile {
     pub fn create(path: &Path) -> io::Result<Self> {
-        let dir = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
+        let sink = if is_special_file(path) {
+            Sink::Through(open_through(path)?)
+        } else {
+            let dir = match path.parent() {
+                Some(dir) if !dir.as_os_str().is_empty() => dir,
+                _ => Path::new("."),
+            };
+            fs::create_dir_all(dir)?;
+            let tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+            keep_permissions(tmp.as_file(), path)?;
+            Sink::Temp(tmp)
         };
-        fs::create_dir_all(dir)?;
-        let tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-        keep_permissions(tmp.as_file(), path)?;
         Ok(AtomicFile {
-            tmp: io::BufWriter::with_capacity(1 << 16, tmp),
+            out: io::BufWriter::with_capacity(1 << 16, sink),
             path: path.to_path_buf(),
         })
     }
 
     /// Reads back `buf.len()` bytes written at `offset` (what was written so far is flushed
-    /// first); writing goes on where it was.
+    /// first); writing goes on where it was. A special file cannot be read back.
     pub fn read_back(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
         use std::io::{Read, Seek, SeekFrom};
-        self.tmp.flush()?;
-        let file = self.tmp.get_mut().as_file_mut();
+        self.out.flush()?;
+        let Sink::Temp(tmp) = self.out.get_mut() else {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!("{} is not a regular file", self.path.display()),
+            ));
+        };
+        let file = tmp.as_file_mut();
         let end = file.stream_position()?;
         file.seek(SeekFrom::Start(offset))?;
         let read = file.read_exact(buf);
@@ -320,18 +379,29 @@ impl AtomicFile {
     }
 
     pub fn commit(self) -> io::Result<()> {
-        let tmp = self.tmp.into_inner().map_err(|e| e.into_error())?;
-        tmp.as_file().sync_data()?;
-        tmp.persist(&self.path).map_err(|e| e.error)?;
+        match self.out.into_inner().map_err(|e| e.into_error())? {
+            Sink::Temp(tmp) => {
+                tmp.as_file().sync_data()?;
+                tmp.persist(&self.path).map_err(|e| e.error)?;
+            }
+            Sink::Through(mut file) => file.flush()?,
+        }
         Ok(())
     }
 }
 
 impl AtomicFile {
     /// Like [`AtomicFile::commit`], but keeps the existing file (and its mtime) when it already
-    /// holds the same bytes, so Make sees no change. Returns whether the file was replaced.
+    /// holds the same bytes, so Make sees no change. Returns whether the file was replaced (a
+    /// special file was written through: always).
     pub fn commit_if_changed(self) -> io::Result<bool> {
-        let tmp = self.tmp.into_inner().map_err(|e| e.into_error())?;
+        let tmp = match self.out.into_inner().map_err(|e| e.into_error())? {
+            Sink::Temp(tmp) => tmp,
+            Sink::Through(mut file) => {
+                file.flush()?;
+                return Ok(true);
+            }
+        };
         if same_content(tmp.path(), &self.path)? {
             return Ok(false);
         }
@@ -369,16 +439,20 @@ fn same_content(a: &Path, b: &Path) -> io::Result<bool> {
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.tmp.write(buf)
+        self.out.write(buf)
     }
     fn flush(&mut self) -> io::Result<()> {
-        self.tmp.flush()
+        self.out.flush()
     }
 }
 
 /// Like [`write_atomic`], but leaves the file (and its mtime) alone when it already holds
 /// exactly `bytes`, so Make sees no change. Returns whether the file was written.
 pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    // Never read first: reading a FIFO waits for a writer.
+    if is_special_file(path) {
+        return write_atomic(path, bytes).map(|()| true);
+    }
     match fs::read(path) {
         Ok(existing) if existing == bytes => return Ok(false),
         Ok(_) => {}
@@ -393,6 +467,41 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn a_fifo_or_device_is_written_through_never_replaced() {
+        use std::io::Read;
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        assert!(is_special_file(&fifo));
+        assert!(!is_special_file(dir.path()) && !is_special_file(&dir.path().join("none")));
+        let reader = |path: PathBuf| {
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                File::open(path).unwrap().read_to_string(&mut text).unwrap();
+                text
+            })
+        };
+        let read = reader(fifo.clone());
+        let mut out = AtomicFile::create(&fifo).unwrap();
+        out.write_all(b"streamed\n").unwrap();
+        let mut back = [0u8; 2];
+        assert!(
+            out.read_back(0, &mut back).is_err(),
+            "a pipe cannot be read back"
+        );
+        assert!(out.commit_if_changed().unwrap());
+        assert_eq!(read.join().unwrap(), "streamed\n");
+        let read = reader(fifo.clone());
+        assert!(write_if_changed(&fifo, b"whole").unwrap());
+        assert_eq!(read.join().unwrap(), "whole");
+        assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        // No temporary file was made beside it.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
 
     #[test]
     fn write_if_changed_keeps_mtime_of_identical_content() {

@@ -52,6 +52,9 @@ pub struct Tally {
     pub ambiguous_violation_count: u64,
     /// Layers assigned by the agent, by node id: they win over the config's rules.
     pub overrides: FxHashMap<String, usize>,
+    /// (source, class, line) of each violating call of a class: the edge to that class's
+    /// constructor from the same call is the same dependency, not a second violation.
+    class_violations: rustc_hash::FxHashSet<(usize, usize, u32)>,
 }
 
 /// Edges that make one symbol depend on another; `contains` is structure, not dependency.
@@ -146,10 +149,16 @@ pub fn edge_line(config: &LayerConfig, tally: &mut Tally, edge: &Edge, raw: &str
     // `contains` is structure: a file's module may hold a class another layer claims.
     let crossing = dependency && from != to;
     let forbidden = crossing && config.layers[from].forbids(&config.layers[to].id);
+    // A call of a class also has an edge to its constructor (so traces pass through it): one
+    // call, one dependency, one violation (on the class's edge).
+    let forbidden = forbidden && !constructor_of_violating_call(tally, src, dst, edge);
     // An `ambiguous` edge may not exist in any build: a possible violation, counted apart.
     let violation = forbidden && edge.resolution != Some(Resolution::Ambiguous);
     if forbidden && !violation {
         tally.ambiguous_violation_count += 1;
+    }
+    if violation && edge.kind == EdgeKind::Calls && tally.nodes[dst].kind == NodeKind::Class {
+        tally.class_violations.insert((src, dst, edge.line));
     }
     if crossing {
         tally.cross_layer_edges += 1;
@@ -181,6 +190,23 @@ pub fn edge_line(config: &LayerConfig, tally: &mut Tally, edge: &Edge, raw: &str
     } else {
         rewrite(raw, &["cross_layer", "violation"], &marks)
     }
+}
+
+/// Whether `edge` (from node `src` to node `dst`) goes to the constructor of a class that the
+/// same call, from the same line, already violates the layering by calling. tg-extract writes
+/// an edge to the class before the edge to its constructor (ids sort so).
+fn constructor_of_violating_call(tally: &Tally, src: usize, dst: usize, edge: &Edge) -> bool {
+    let target = &tally.nodes[dst];
+    let Some(constructor) = tg_lang::for_path(&target.file).and_then(|l| l.constructor()) else {
+        return false;
+    };
+    let class = target
+        .id
+        .strip_suffix(constructor)
+        .and_then(|id| id.strip_suffix('.'));
+    class
+        .and_then(|class| tally.index.get(class))
+        .is_some_and(|&class| tally.class_violations.contains(&(src, class, edge.line)))
 }
 
 /// `raw` (a JSON object the reader already parsed) with `fields` appended before its `}`.

@@ -57,6 +57,80 @@ fn lines(bytes: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// Calling a class has two edges, to the class and to its constructor (for traces): one call,
+/// one violation. A constructor called on its own line is a violation of its own.
+#[test]
+fn a_call_of_a_class_is_one_violation_not_two() {
+    let dir = repo(Some(LAYERS));
+    let edge = |dst: &str, line: u32| {
+        format!(
+            r#"{{"type":"edge","kind":"calls","src":"app/api.py::handle","dst":"lib/db.py::{dst}","line":{line},"count":1,"resolution":"import","confidence":0.95}}"#
+        )
+    };
+    let nodes = [
+        r#"{"type":"node","id":"lib/db.py::Store","kind":"class","name":"Store","file":"lib/db.py","line_start":3,"line_end":5,"hash":"c1"}"#,
+        r#"{"type":"node","id":"lib/db.py::Store.__init__","kind":"method","name":"__init__","file":"lib/db.py","line_start":4,"line_end":5,"parent":"lib/db.py::Store","hash":"i1"}"#,
+    ];
+    let with = |edges: &[String]| {
+        let base = stream();
+        let at = base.find(r#"{"type":"edge""#).expect("edges");
+        let mut text = base[..at].to_string();
+        for node in nodes {
+            text.push_str(node);
+            text.push('\n');
+        }
+        for e in edges {
+            text.push_str(e);
+            text.push('\n');
+        }
+        text.push_str(&base[at..]);
+        text
+    };
+    let violations = |input: String| -> (Vec<String>, String) {
+        let output = classify(dir.path(), &input, &[]);
+        assert!(output.status.success());
+        let out = lines(&output.stdout);
+        let marked = out
+            .iter()
+            .filter(|l| l.contains(r#""violation":true"#))
+            .map(|l| {
+                l.split(r#""dst":""#)
+                    .nth(1)
+                    .unwrap_or("")
+                    .split('"')
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect();
+        let summary = out
+            .iter()
+            .rev()
+            .find(|l| l.contains("tg-classify"))
+            .cloned()
+            .unwrap_or_default();
+        (marked, summary)
+    };
+    let (marked, summary) = violations(with(&[edge("Store", 2), edge("Store.__init__", 2)]));
+    // (The fixture's call of `query` and its import of lib/db.py violate too.)
+    assert_eq!(
+        marked,
+        ["lib/db.py::Store", "lib/db.py::query", "lib/db.py"]
+    );
+    assert!(summary.contains(r#""violations":3,"#), "{summary}");
+    let (marked, summary) = violations(with(&[edge("Store", 2), edge("Store.__init__", 1)]));
+    assert_eq!(
+        marked,
+        [
+            "lib/db.py::Store",
+            "lib/db.py::Store.__init__",
+            "lib/db.py::query",
+            "lib/db.py"
+        ]
+    );
+    assert!(summary.contains(r#""violations":4,"#), "{summary}");
+}
+
 /// An `ambiguous` edge (a guess, or one of several build variants) that crosses a forbidden
 /// boundary is a cross-layer edge and a possible violation, never a violation.
 #[test]

@@ -75,6 +75,7 @@ impl Collected {
             layer: None,
             role: node.role,
             implements: node.implements,
+            stub: node.stub,
             signature: node.signature,
             intent: node.intent,
             intent_source: node.intent_source,

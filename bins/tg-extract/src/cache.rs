@@ -212,16 +212,20 @@ impl PreviousOutput {
     /// `path` is the file this cache last wrote there, untouched since (its stamp, remembered
     /// in `written` under git's racy rule): on the kernel, writing 1.1 GB to compare it took
     /// seconds for what Make runs as a no-op. `Ok(false)` when nothing was written.
+    /// A special file (`/dev/null`, a FIFO a reader waits on) is always written.
     pub fn write_to_file(&self, path: &Path, written: &Path) -> io::Result<bool> {
         let key = format!("{} {}", self.hash, path.display());
-        if freshness::verified_before(written, freshness::file_stamp(path), &key) {
+        let special = store::is_special_file(path);
+        if !special && freshness::verified_before(written, freshness::file_stamp(path), &key) {
             return Ok(false);
         }
         let mut file = store::AtomicFile::create(path)?;
         self.write_to(&mut file)?;
         file.commit_if_changed()?;
         // A file rewritten just now is remembered by a later run, once it has settled.
-        freshness::remember_verified(written, freshness::file_stamp(path), &key);
+        if !special {
+            freshness::remember_verified(written, freshness::file_stamp(path), &key);
+        }
         Ok(true)
     }
 

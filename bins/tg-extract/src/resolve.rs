@@ -107,6 +107,8 @@ pub struct Resolver<'a> {
     attr_types: HashMap<(u32, u32, &'a str), Vec<u32>>,
     /// (lang, name) → test fixtures of that name.
     fixtures: HashMap<(&'static str, &'a str), Vec<Sym>>,
+    /// The names of getters (`@property`): a member read of any other name is not looked up.
+    getter_names: HashSet<&'a str>,
     /// Each file's included modules (C `#include`), in the order of its includes: a name not
     /// found in the file is looked up in them, so each is resolved once, not once per call.
     included: Vec<Vec<u32>>,
@@ -148,6 +150,7 @@ impl<'a> Resolver<'a> {
             var_types: HashMap::default(),
             attr_types: HashMap::default(),
             fixtures: HashMap::default(),
+            getter_names: HashSet::default(),
             included: Vec::new(),
         };
         let package_dirs: HashSet<&str> = units
@@ -220,6 +223,9 @@ impl<'a> Resolver<'a> {
                     .entry((lang, owner, sym.name.as_str()))
                     .or_default()
                     .push((f, i));
+            }
+            if sym.getter {
+                self.getter_names.insert(sym.name.as_str());
             }
             if sym.fixture {
                 self.fixtures
@@ -401,12 +407,13 @@ impl<'a> Resolver<'a> {
                     RefKind::Call => self.resolve_call(f, reference.scope, &reference.target),
                     RefKind::Inherit => self.resolve_base(f, reference.scope, &reference.target),
                     RefKind::ReturnsClosure => self.returned_closure(f, reference),
+                    RefKind::Read => self.resolve_read(f, reference.scope, &reference.target),
                 };
                 if targets.is_empty() && reference.kind == RefKind::Call {
                     stats.calls_unresolved += 1;
                 }
                 let kind = match reference.kind {
-                    RefKind::Call | RefKind::ReturnsClosure => EdgeKind::Calls,
+                    RefKind::Call | RefKind::ReturnsClosure | RefKind::Read => EdgeKind::Calls,
                     RefKind::Inherit => EdgeKind::Inherits,
                 };
                 for dst in self.with_constructors(targets, reference.kind) {
@@ -421,6 +428,23 @@ impl<'a> Resolver<'a> {
             }
         }
         out
+    }
+
+    /// A member read reaches what a call of it would, but only a getter's body runs: the read
+    /// of anything else is no edge. A name no getter has is not looked up at all.
+    fn resolve_read(&self, f: u32, scope: u32, target: &Target) -> (Vec<Sym>, Resolution) {
+        let name = match target {
+            Target::SelfMember(name) | Target::SuperMember(name) => name.as_str(),
+            Target::Method { name, .. } => name,
+            Target::Path(chain) => chain.last().map_or("", String::as_str),
+            _ => "",
+        };
+        if !self.getter_names.contains(name) {
+            return (Vec::new(), Resolution::Unique);
+        }
+        let (mut targets, resolution) = self.resolve_call(f, scope, target);
+        targets.retain(|&t| self.symbol(t).getter);
+        (targets, resolution)
     }
 
     /// A call of a class also calls the class's own constructor (`__init__`), when it defines
@@ -674,7 +698,7 @@ impl<'a> Resolver<'a> {
     ) -> (Vec<Sym>, Resolution) {
         let mut found: Vec<Sym> = found
             .into_iter()
-            .filter(|&s| !self.symbol(s).stub)
+            .filter(|&s| !self.symbol(s).stub && !self.symbol(s).accessor)
             .collect();
         let mut ambiguous = self.macro_shadows_function(&mut found);
         if let [only] = found[..] {
@@ -1610,6 +1634,64 @@ mod tests {
         out.sort();
         out.dedup();
         out
+    }
+
+    #[test]
+    fn a_rust_let_binding_shadows_same_named_functions_elsewhere() {
+        let found = relations(&[
+            (
+                "src/pool.rs",
+                "fn isolation() {\n    let config = |c: u32| c + 1;\n    config(1);\n    let agent = agent();\n}\n",
+            ),
+            ("src/timeouts.rs", "pub fn config() {}\npub fn agent() {}\n"),
+        ]);
+        let calls: Vec<&String> = found.iter().filter(|r| r.starts_with("calls ")).collect();
+        // The closure, not `timeouts::config`; `let agent = agent()` calls the function.
+        assert_eq!(
+            calls,
+            ["calls src/pool.rs::isolation -> src/timeouts.rs::agent (Unique)"]
+        );
+    }
+
+    #[test]
+    fn a_fixture_types_the_parameters_of_its_name_by_what_it_returns() {
+        let found = relations(&[
+            ("pkg/env.py", "class Environment:\n    def from_string(self, s):\n        return s\n"),
+            (
+                "tests/conftest.py",
+                "import pytest\nfrom pkg.env import Environment\n\n@pytest.fixture\ndef env():\n    return Environment()\n\n@pytest.fixture\ndef name():\n    return make_name()\n",
+            ),
+            (
+                "tests/test_env.py",
+                "def test_render(env, name):\n    env.from_string('x')\n    name.upper()\n",
+            ),
+        ]);
+        let calls: Vec<&String> = found
+            .iter()
+            .filter(|r| r.starts_with("calls tests/test_env.py"))
+            .collect();
+        assert_eq!(
+            calls,
+            // `name` returns what an unknown function gives: no type, no edge.
+            ["calls tests/test_env.py::test_render -> pkg/env.py::Environment.from_string (Typed)"]
+        );
+    }
+
+    #[test]
+    fn reading_a_property_calls_its_getter_and_nothing_else_read_is_an_edge() {
+        let models = "import functools\n\nclass Base:\n    @property\n    def name(self):\n        return self._compute()\n\n    @name.setter\n    def name(self, value):\n        self._name = value\n\n    def _compute(self):\n        return 'x'\n\n    @functools.cached_property\n    def size(self):\n        return 1\n\n\nclass Child(Base):\n    def describe(self):\n        n = self.name\n        self.name = 'y'\n        del self.name\n        self.count = self.size\n        return n\n\n    def written(self):\n        self.name, self.other = 1, 2\n        for self.name in []:\n            pass\n\n    def plain(self):\n        return self.other\n\n\ndef typed(b: Base):\n    return b.name\n\n\ndef untyped(b):\n    return b.name\n\n\ndef augmented(b: Base):\n    b.size += 1\n";
+        let found = relations(&[("pkg/models.py", models)]);
+        let calls: Vec<&String> = found.iter().filter(|r| r.starts_with("calls ")).collect();
+        assert_eq!(
+            calls,
+            [
+                "calls pkg/models.py::Base.name -> pkg/models.py::Base._compute (SelfMethod)",
+                "calls pkg/models.py::Child.describe -> pkg/models.py::Base.name (SelfMethod)",
+                "calls pkg/models.py::Child.describe -> pkg/models.py::Base.size (SelfMethod)",
+                "calls pkg/models.py::augmented -> pkg/models.py::Base.size (Typed)",
+                "calls pkg/models.py::typed -> pkg/models.py::Base.name (Typed)",
+            ]
+        );
     }
 
     #[test]

@@ -273,6 +273,24 @@ fn rust_fixture_nodes_and_relations() {
 #[test]
 fn python_typed_fixture_relations() {
     let records = records(&extract(&fixture("python_typed"), false));
+    // The two `@overload` signatures say so, and the implementation does not.
+    let stubs: Vec<(&str, bool)> = records
+        .iter()
+        .filter_map(|r| match r {
+            tg_shared::record::Record::Node(n) if n.name == "parse" => {
+                Some((n.id.as_str(), n.stub))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        stubs,
+        [
+            ("app/routing.py::parse", true),
+            ("app/routing.py::parse#2", true),
+            ("app/routing.py::parse#3", false)
+        ]
+    );
     let expected = expect_relations(&[
         "imports app/__init__.py -> app/routing.py (import)",
         "imports app/__init__.py -> app/main.py (import)",

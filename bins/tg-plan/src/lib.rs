@@ -121,6 +121,7 @@ fn read_stream(
                             .saturating_add(1),
                         layer: node.layer.clone(),
                         role: node.role,
+                        getter: node.getter,
                     });
                     seen.current_intent.push(
                         node.intent_written_for_source()
@@ -157,6 +158,11 @@ fn read_stream(
     stream.finish(&input.name)?;
     for (src, dst, kind) in pending_edges {
         if let (Some(&s), Some(&d)) = (seen.index.get(&src), seen.index.get(&dst)) {
+            // Reading a property is a call for traces and impact, but an accessor read
+            // everywhere is no architectural dependency: it would make its readers central.
+            if kind == EdgeKind::Calls && seen.plan_input.nodes[d as usize].getter {
+                continue;
+            }
             seen.plan_input.edges.push((s, d, kind));
         }
     }

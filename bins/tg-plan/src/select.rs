@@ -3,10 +3,12 @@
 //!
 //! Only product code counts. The metrics are computed on the dependency edges (calls,
 //! inherits) between product symbols: a function the tests call 500 times is not central for
-//! it. Eligible: product classes, functions, methods, structs, enums, unions and traits outside
+//! it. Reads of a property getter are left out (tg-plan's stream reader drops them): an
+//! accessor read everywhere would make its readers look central. Eligible: product classes, functions, methods, structs, enums, unions and traits outside
 //! the default (catch-all) layer that are not trivial (fewer than `min_lines` lines calling
-//! nothing; an accessor: three lines or fewer calling nothing; a shim: a one-line body calling
-//! one thing; a constructor calling nothing). The `plan:` settings change these rules.
+//! nothing; an accessor: three lines or fewer calling nothing, or a property getter of any
+//! size; a shim: a one-line body calling one thing; a constructor calling nothing). The
+//! `plan:` settings change these rules.
 //!
 //! Score, each part normalised by its largest value among eligible symbols: `0.35 ×
 //! betweenness + 0.25 × PageRank + 0.15 × cross-layer degree + 0.1 × fan-in + 0.15 × size`
@@ -40,6 +42,8 @@ pub struct PlanNode {
     pub lines: u32,
     pub layer: Option<String>,
     pub role: Role,
+    /// A property getter: an accessor, never worth an intent of its own.
+    pub getter: bool,
 }
 
 impl PlanNode {
@@ -82,7 +86,8 @@ fn counts(node: &PlanNode, settings: &PlanSettings) -> bool {
 /// Why a rankable product symbol is not worth an intent, if it is not.
 fn trivial(node: &PlanNode, calls_out: usize, settings: &PlanSettings) -> bool {
     let callable = matches!(node.kind, NodeKind::Function | NodeKind::Method);
-    (node.lines < settings.min_lines && calls_out == 0)
+    node.getter
+        || (node.lines < settings.min_lines && calls_out == 0)
         || (callable && node.lines <= 3 && calls_out == 0)
         || (callable && node.lines <= 2 && calls_out <= 1)
         || (callable
@@ -599,6 +604,7 @@ mod tests {
             lines: 5,
             layer: Some(layer.to_string()),
             role: Role::Product,
+            getter: false,
         };
         input.nodes.push(node("a/f.py::n0".into(), "a"));
         for d in 0..1100u32 {
@@ -622,5 +628,36 @@ mod tests {
             assert!(c.metrics.pagerank.is_finite());
         }
         assert!(plan.betweenness_covered.is_finite());
+    }
+
+    #[test]
+    fn a_property_getter_is_never_a_candidate_however_central() {
+        // A hub everyone reads, as a getter and as a plain method: only the method is planned.
+        for getter in [true, false] {
+            let mut input = PlanInput::default();
+            let node = |id: &str, lines: u32, getter: bool| PlanNode {
+                file: "a/f.py".into(),
+                id: id.into(),
+                kind: NodeKind::Method,
+                lines,
+                layer: Some("a".into()),
+                role: Role::Product,
+                getter,
+            };
+            input.nodes.push(node("a/f.py::C.headers", 12, getter));
+            input.nodes.push(node("a/f.py::C.parse", 12, false));
+            input.edges.push((0, 1, EdgeKind::Calls));
+            for k in 0..30 {
+                input
+                    .nodes
+                    .push(node(&format!("a/f.py::reader{k}"), 2, false));
+                input
+                    .edges
+                    .push((input.nodes.len() as u32 - 1, 0, EdgeKind::Calls));
+            }
+            let plan = plan(&input, &PlanSettings::default());
+            let planned = plan.candidates.iter().any(|c| c.id == "a/f.py::C.headers");
+            assert_eq!(planned, !getter, "getter: {getter}");
+        }
     }
 }

@@ -66,8 +66,7 @@ pub fn search(graph: &Graph, args: &SearchArgs) -> Result<SearchAnswer, String> 
         exclude_layers: crate::layer_indices(graph, &args.exclude_layer)?,
         include_tests: args.include_tests,
     };
-    let (mut hits, note) = search::rank(graph, &args.text, args.mode, &filter);
-    hits.truncate(args.top_k);
+    let (hits, note) = search::rank(graph, &args.text, args.mode, &filter, args.top_k);
     let flows: Vec<Vec<FlowRow>> = hits.iter().map(|h| search::flow(graph, h.symbol)).collect();
     let context = args.budget.map(|budget| {
         let (text, tokens) = search::pack(graph, &hits, &flows, budget);

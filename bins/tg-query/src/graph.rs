@@ -25,6 +25,7 @@ pub struct Graph {
     vectors_path: PathBuf,
     /// Where the vectors' stamp is kept once they were found to be this index's.
     vectors_verified: PathBuf,
+    model_verified: PathBuf,
     /// The query embedder, made on the first semantic search and kept (a long-lived reader,
     /// the MCP server, would otherwise load the model for every query).
     embedder: OnceLock<Embedder>,
@@ -89,6 +90,7 @@ impl Graph {
             index,
             vectors_path: store.path(artifacts::SEARCH_VECTORS),
             vectors_verified: store.vectors_verified_path(),
+            model_verified: store.model_verified_path(),
             embedder: OnceLock::new(),
         })
     }
@@ -127,7 +129,11 @@ impl Graph {
             .embedder
             .as_ref()
             .ok_or_else(|| "the index has no embeddings".to_string())?;
-        let made = tg_shared::embed::service::for_index(&info.id, Duration::from_secs(30))?;
+        let made = tg_shared::embed::service::for_index(
+            &info.id,
+            Duration::from_secs(30),
+            &self.model_verified,
+        )?;
         Ok(self.embedder.get_or_init(|| made))
     }
 

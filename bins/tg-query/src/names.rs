@@ -8,7 +8,9 @@
 //! matches, a path as written wins over one through a package's re-export of a private module
 //! (`httpx.get` for `httpx/_api.py::get`), then those whose qualified name is the whole name over
 //! those that only end with it,
-//! then product code over tests and examples, then a first definition over a `#2`. A name may
+//! then product code over tests and examples, then an implementation over its `@overload`
+//! signatures (`Environment.compile` is the `def` with a body, whichever `#k` it is), then a
+//! first definition over a `#2`. A name may
 //! end in `#k` (`Progress.open#3`, as ids print a repeated definition): then only the k-th
 //! definition of the matches counts. What is left must be one symbol; otherwise the candidates are listed, and a name nothing matches gets the
 //! nearest known names.
@@ -25,6 +27,8 @@ pub trait Symbols {
     fn name(&self, i: u32) -> Cow<'_, str>;
     fn kind(&self, i: u32) -> NodeKind;
     fn role(&self, i: u32) -> Role;
+    /// An `@overload` signature, which no call reaches.
+    fn stub(&self, i: u32) -> bool;
     /// The symbols whose id contains `needle`, in order.
     fn ids_containing(&self, needle: &str) -> Vec<u32> {
         (0..self.count() as u32)
@@ -53,6 +57,9 @@ impl Symbols for IndexView {
     }
     fn role(&self, i: u32) -> Role {
         self.symbol(i).role
+    }
+    fn stub(&self, i: u32) -> bool {
+        self.symbol(i).is_stub()
     }
 }
 
@@ -141,8 +148,9 @@ pub fn resolve<S: Symbols + ?Sized>(symbols: &S, name: &str) -> Result<u32, Name
             nearest: Vec::new(),
         });
     }
-    // (as written, whole qualified name, product, first definition): higher is better.
-    let mut best: Option<(bool, bool, bool, bool)> = None;
+    // (as written, whole qualified name, product, not a stub, first definition): higher is
+    // better.
+    let mut best: Option<(bool, bool, bool, bool, bool)> = None;
     let mut found: Vec<u32> = Vec::new();
     let Some(last) = wanted.last() else {
         return Err(NameError::Unknown {
@@ -178,6 +186,7 @@ pub fn resolve<S: Symbols + ?Sized>(symbols: &S, name: &str) -> Result<u32, Name
             direct,
             qualified > 0 && wanted.len() >= qualified,
             symbols.role(i) == Role::Product,
+            !symbols.stub(i),
             !id.contains('#'),
         );
         match best {
@@ -319,6 +328,9 @@ mod tests {
         fn role(&self, i: u32) -> Role {
             self[i as usize].role
         }
+        fn stub(&self, i: u32) -> bool {
+            self[i as usize].stub
+        }
     }
 
     fn symbol(id: &str, kind: NodeKind, role: Role) -> IndexSymbol {
@@ -360,6 +372,28 @@ mod tests {
             symbol("pkg/c.py::run", Function, Role::Product),
             symbol("httpx/_api.py::get", Function, Role::Product),
             symbol("httpx/_client.py::Client.get", Method, Role::Product),
+            // Two `@overload` signatures, then the implementation.
+            IndexSymbol {
+                stub: true,
+                ..symbol(
+                    "jinja2/environment.py::Environment.compile",
+                    Method,
+                    Role::Product,
+                )
+            },
+            IndexSymbol {
+                stub: true,
+                ..symbol(
+                    "jinja2/environment.py::Environment.compile#2",
+                    Method,
+                    Role::Product,
+                )
+            },
+            symbol(
+                "jinja2/environment.py::Environment.compile#3",
+                Method,
+                Role::Product,
+            ),
         ]
     }
 
@@ -405,6 +439,20 @@ mod tests {
         want("a.py::C.value#2", "pkg/a.py::C.value#2");
         want("C.value#1", "pkg/a.py::C.value");
         assert!(id(&s, "C.value#3").is_err());
+        // An overloaded method's name means its implementation, not its first signature; a
+        // signature is still found by its id or its `#k`.
+        let implementation = "jinja2/environment.py::Environment.compile#3";
+        want("Environment.compile", implementation);
+        want("compile", implementation);
+        want("jinja2.environment.Environment.compile", implementation);
+        want(
+            "Environment.compile#1",
+            "jinja2/environment.py::Environment.compile",
+        );
+        want(
+            "jinja2/environment.py::Environment.compile",
+            "jinja2/environment.py::Environment.compile",
+        );
     }
 
     #[test]

@@ -46,15 +46,17 @@ fn eligible(graph: &Graph, i: u32, filter: &Filter) -> bool {
         (filter.layers.is_empty() || l.is_some_and(|l| filter.layers.contains(&l)))
             && !l.is_some_and(|l| filter.exclude_layers.contains(&l))
     };
-    symbol.kind != NodeKind::Module && layer_ok(symbol.layer)
+    // An `@overload` signature is never the answer: its implementation is, and is searched.
+    symbol.kind != NodeKind::Module && !symbol.is_stub() && layer_ok(symbol.layer)
 }
 
-pub fn lexical(graph: &Graph, query: &str, layer: &Filter) -> Ranked {
+/// BM25 ranking, best first; only the best `depth` when given.
+pub fn lexical(graph: &Graph, query: &str, layer: &Filter, depth: Option<usize>) -> Ranked {
     let index = &graph.index;
     let n = index.len().max(1) as f64;
     let average = index.total_length() as f64 / n;
     let mut scores: HashMap<u32, f64> = HashMap::new();
-    let terms: BTreeSet<String> = lexical::terms(query).into_iter().collect();
+    let terms: BTreeSet<String> = lexical::query_terms(query).into_iter().collect();
     for term in &terms {
         let list = index.postings(term);
         if list.is_empty() {
@@ -74,18 +76,41 @@ pub fn lexical(graph: &Graph, query: &str, layer: &Filter) -> Ranked {
         .into_iter()
         .filter(|&(i, _)| eligible(graph, i, layer))
         .collect();
-    sort(&mut ranked);
+    best(&mut ranked, depth);
     ranked
 }
 
-fn sort(ranked: &mut Ranked) {
-    // Ties broken by id order, so the same query gives the same answer (and the order is
-    // total: an unstable sort gives it too, faster on a million rows).
-    ranked.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+/// Sorts `ranked` best first, keeping only the best `depth` when given: selecting them first
+/// spares sorting a million cosines to fuse two hundred of them. The order is total, so the
+/// kept ones are the same as a whole sort's.
+fn best(ranked: &mut Ranked, depth: Option<usize>) {
+    best_by(ranked, depth.unwrap_or(0), by_score);
 }
 
-/// Cosine ranking; `Err` says why there is none (no embeddings, model missing, endpoint down).
-pub fn semantic(graph: &Graph, query: &str, layer: &Filter) -> Result<Ranked, String> {
+/// Sorts `items` by `order`, keeping only the first `top` (all when `top` is 0): selected
+/// first, then sorted, which gives a whole sort's first `top` when `order` is total.
+fn best_by<T>(items: &mut Vec<T>, top: usize, order: impl Fn(&T, &T) -> std::cmp::Ordering) {
+    if top > 0 && top < items.len() {
+        items.select_nth_unstable_by(top - 1, &order);
+        items.truncate(top);
+    }
+    items.sort_unstable_by(order);
+}
+
+/// Best score first; ties broken by id order, so the same query gives the same answer (and the
+/// order is total: an unstable sort gives it too, faster on a million rows).
+fn by_score(a: &(u32, f64), b: &(u32, f64)) -> std::cmp::Ordering {
+    b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
+}
+
+/// Cosine ranking, best first (only the best `depth` when given); `Err` says why there is none
+/// (no embeddings, model missing, endpoint down).
+pub fn semantic(
+    graph: &Graph,
+    query: &str,
+    layer: &Filter,
+    depth: Option<usize>,
+) -> Result<Ranked, String> {
     if graph.index.meta.embedder.is_none() {
         return Err("the index has no embeddings".to_string());
     }
@@ -111,7 +136,7 @@ pub fn semantic(graph: &Graph, query: &str, layer: &Filter) -> Result<Ranked, St
             ranked.push((i, f64::from(values.dot(&vector))));
         }
     })?;
-    sort(&mut ranked);
+    best(&mut ranked, depth);
     Ok(ranked)
 }
 
@@ -125,17 +150,26 @@ pub struct Hit {
     pub semantic_rank: Option<usize>,
 }
 
-/// The ranking `mode` asks for; a note when semantic ranking was wanted and unavailable.
-pub fn rank(graph: &Graph, query: &str, mode: Mode, layer: &Filter) -> (Vec<Hit>, Option<String>) {
+/// The best `top` hits of `query`, with a note when semantic ranking was wanted and
+/// unavailable.
+pub fn rank(
+    graph: &Graph,
+    query: &str,
+    mode: Mode,
+    layer: &Filter,
+    top: usize,
+) -> (Vec<Hit>, Option<String>) {
+    // Fused, each list counts only to its FUSION_DEPTH; alone, a list is the answer.
+    let depth = (mode == Mode::Hybrid).then_some(FUSION_DEPTH);
     let lexical_list = if mode == Mode::Semantic {
         Vec::new()
     } else {
-        lexical(graph, query, layer)
+        lexical(graph, query, layer, depth)
     };
     let (semantic_list, note) = if mode == Mode::Lexical {
         (Vec::new(), None)
     } else {
-        match semantic(graph, query, layer) {
+        match semantic(graph, query, layer, depth) {
             Ok(list) => (list, None),
             Err(why) => (Vec::new(), Some(format!("lexical ranking only: {why}"))),
         }
@@ -161,9 +195,8 @@ pub fn rank(graph: &Graph, query: &str, mode: Mode, layer: &Filter) -> (Vec<Hit>
             fused.into_iter().collect()
         }
     };
-    sort(&mut scored);
     let named = named_symbols(graph, query, layer);
-    order_by_name_and_role(graph, &mut scored, &named, layer.include_tests);
+    order_by_name_and_role(graph, &mut scored, &named, layer.include_tests, top);
     let hits = scored
         .into_iter()
         .map(|(symbol, score)| Hit {
@@ -221,35 +254,36 @@ fn named_symbols(graph: &Graph, query: &str, filter: &Filter) -> HashMap<u32, bo
     named
 }
 
-/// Named symbols first (a whole qualified name before a tail, product before the rest), then
-/// product code before tests, examples and tooling unless `include_tests`; by score within
-/// each group (the sort is stable).
+/// Keeps the best `top` of `scored`: named symbols first (a whole qualified name before a tail,
+/// product before the rest), then product code before tests, examples and tooling unless
+/// `include_tests`; by score within each group, ties by id. Selected before sorting: a
+/// semantic search alone ranks every symbol.
 fn order_by_name_and_role(
     graph: &Graph,
     scored: &mut Ranked,
     named: &HashMap<u32, bool>,
     include_tests: bool,
+    top: usize,
 ) {
-    for &i in named.keys() {
-        if !scored.iter().any(|&(s, _)| s == i) {
-            scored.push((i, 0.0));
-        }
+    let mut missing: BTreeSet<u32> = named.keys().copied().collect();
+    for (i, _) in scored.iter() {
+        missing.remove(i);
     }
-    sort(scored);
+    scored.extend(missing.into_iter().map(|i| (i, 0.0)));
     let product = |i: u32| graph.symbol(i).role == tg_shared::record::Role::Product;
-    scored.sort_by_key(|&(i, _)| {
-        let name = match named.get(&i) {
-            Some(true) => 0,
-            Some(false) => 1,
-            None => 2,
-        };
-        let role = u8::from(!include_tests && !product(i));
-        if name < 2 {
-            (name, u8::from(!product(i)), 0)
-        } else {
-            (2, role, 0)
+    let group = |i: u32| -> (u8, u8) {
+        match named.get(&i) {
+            Some(&whole) => (u8::from(!whole), u8::from(!product(i))),
+            None => (2, u8::from(!include_tests && !product(i))),
         }
-    });
+    };
+    let mut keyed: Vec<((u8, u8), (u32, f64))> =
+        scored.drain(..).map(|hit| (group(hit.0), hit)).collect();
+    let order = |a: &((u8, u8), (u32, f64)), b: &((u8, u8), (u32, f64))| {
+        a.0.cmp(&b.0).then_with(|| by_score(&a.1, &b.1))
+    };
+    best_by(&mut keyed, top, order);
+    scored.extend(keyed.into_iter().map(|(_, hit)| hit));
 }
 
 /// One row of an execution flow.
@@ -388,4 +422,28 @@ pub fn pack(graph: &Graph, hits: &[Hit], flows: &[Vec<FlowRow>], budget: usize) 
     }
     let tokens = text.len().div_ceil(CHARS_PER_TOKEN);
     (text, tokens)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_best_few_are_a_whole_sort_s_first_few() {
+        // Repeated scores, so that ties by id decide, and a negative and a NaN-free spread.
+        let ranked: Ranked = (0..500u32)
+            .map(|i| ((i * 7919) % 500, f64::from((i * 31) % 17) - 3.0))
+            .collect();
+        let mut whole = ranked.clone();
+        whole.sort_unstable_by(by_score);
+        for depth in [0, 1, 2, 17, 200, 499, 500, 501] {
+            let mut some = ranked.clone();
+            best(&mut some, Some(depth));
+            let expected = if depth == 0 { 500 } else { depth.min(500) };
+            assert_eq!(some, whole[..expected], "depth {depth}");
+        }
+        let mut all = ranked;
+        best(&mut all, None);
+        assert_eq!(all, whole);
+    }
 }

@@ -325,6 +325,7 @@ fn push_symbol(
         parent: Some(0),
         line_start: start_line(node),
         line_end: end_line(node),
+        text_start: None,
         signature: Some(signature),
         doc: doc.and_then(|c| comment_first_line(text(c, source))),
         hash: ContentHash::of(text(node, source).as_bytes()),
@@ -335,6 +336,8 @@ fn push_symbol(
         conditional: false,
         test_only: false,
         fixture: false,
+        getter: false,
+        accessor: false,
         implements: None,
     });
     index

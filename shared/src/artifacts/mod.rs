@@ -80,6 +80,10 @@ pub const WALK: &str = "walk.bin";
 /// `vectors_hash`: while it holds, the scan does not hash the vectors again (inside
 /// [`CACHE_DIR`]; `tg_shared::freshness::verified_before`).
 pub const VECTORS_VERIFIED: &str = "vectors.i8.verified";
+/// The stamp the embedding model's table had when an answer last hashed it to the index's
+/// model id: while it holds, a query does not hash the 47 MB table again (inside
+/// [`CACHE_DIR`]; `tg_shared::embed::service::for_index`).
+pub const MODEL_VERIFIED: &str = "model.verified";
 /// The words the repository's code writes, summed over its files, for dead-code (inside
 /// [`CACHE_DIR`]; `tg_lang::words::WordTable`).
 pub const WORDS: &str = "words.bin";

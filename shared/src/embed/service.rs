@@ -4,8 +4,10 @@
 //! query vectors always match.
 
 use super::{self as embed, StaticModel};
+use crate::freshness;
 use crate::http::{env, snippet, Endpoint};
 use serde_json::{json, Value};
+use std::path::Path;
 use std::time::Duration;
 
 pub const ENV_MODE: &str = "TLDRGRAPH_EMBEDDINGS";
@@ -178,11 +180,11 @@ impl Embedder {
     pub fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, String> {
         use rayon::prelude::*;
         match self {
-            Embedder::Static(model) => Ok(texts.par_iter().map(|t| model.embed(t)).collect()),
+            Embedder::Static(model) => texts.par_iter().map(|t| model.embed(t)).collect(),
             Embedder::StaticAt { .. } if texts.is_empty() => Ok(Vec::new()),
             Embedder::StaticAt { path, .. } => {
                 let model = StaticModel::load(path)?;
-                Ok(texts.par_iter().map(|t| model.embed(t)).collect())
+                texts.par_iter().map(|t| model.embed(t)).collect()
             }
             Embedder::Http(http) => http.embed(texts),
         }
@@ -191,14 +193,23 @@ impl Embedder {
 
 /// The embedder an index was built with, for embedding a query: the static model when the
 /// index says static, the same endpoint when it says http (its settings from the environment).
-pub fn for_index(id: &str, timeout: Duration) -> Result<Embedder, String> {
+/// The static table is opened with its rows left in the file; `verified` records the table's
+/// stamp when it last hashed to `id`, so that an answer does not hash its 47 MB again while the
+/// stamp holds.
+pub fn for_index(id: &str, timeout: Duration, verified: &Path) -> Result<Embedder, String> {
     if id.starts_with("static:") {
-        let model = StaticModel::load(&embed::model_path())?;
+        let path = embed::model_path();
+        let stamp = freshness::file_stamp(&path);
+        let trusted = freshness::verified_before(verified, stamp, id);
+        let model = StaticModel::open(&path, trusted.then(|| id.to_string()))?;
         if model.id() != id {
             return Err(format!(
                 "the index was embedded with {id}, the model here is {}: run `tldrgraph init` again",
                 model.id()
             ));
+        }
+        if !trusted {
+            freshness::remember_verified(verified, stamp, id);
         }
         return Ok(Embedder::Static(model));
     }

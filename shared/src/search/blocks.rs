@@ -22,7 +22,7 @@ const FOOTER: usize = 8 + 8 + 32 + FOOTER_MAGIC.len();
 pub struct BlockWriter<W: Write> {
     inner: W,
     written: u64,
-    block: blake3::Hasher,
+    block: crate::hash::Hasher,
     in_block: usize,
     hashes: Vec<[u8; BLOCK_HASH]>,
 }
@@ -32,7 +32,7 @@ impl<W: Write> BlockWriter<W> {
         BlockWriter {
             inner,
             written: 0,
-            block: blake3::Hasher::new(),
+            block: crate::hash::Hasher::new(),
             in_block: 0,
             hashes: Vec::new(),
         }
@@ -44,9 +44,9 @@ impl<W: Write> BlockWriter<W> {
     }
 
     fn close_block(&mut self) {
-        let hash = self.block.finalize();
+        let hash = self.block.finish_raw();
         let mut short = [0u8; BLOCK_HASH];
-        short.copy_from_slice(&hash.as_bytes()[..BLOCK_HASH]);
+        short.copy_from_slice(&hash[..BLOCK_HASH]);
         self.hashes.push(short);
         self.block.reset();
         self.in_block = 0;

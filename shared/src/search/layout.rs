@@ -174,6 +174,8 @@ pub mod flags {
     /// An edge from another symbol enters it (a call, import, include, inheritance): set when
     /// the index is written, so dead-code need not read the edges of a million symbols.
     pub const ENTERED: u16 = 1 << 8;
+    /// An `@overload` signature (an index written before this bit reads as none).
+    pub const STUB: u16 = 1 << 9;
 }
 
 pub fn kind_code(kind: NodeKind) -> u8 {
@@ -274,6 +276,7 @@ fn records(index: &SearchIndex, files: &[&str]) -> Vec<u8> {
             (s.intent_source.is_some(), flags::INTENT_SOURCE),
             (s.doc.is_some(), flags::DOC),
             (entered, flags::ENTERED),
+            (s.stub, flags::STUB),
         ] {
             if present {
                 flag |= bit;

@@ -40,6 +40,8 @@ pub struct IndexSymbol {
     pub role: Role,
     /// The trait a method implements (Rust `impl Trait for T`).
     pub implements: Option<String>,
+    /// An `@overload` signature: never what a name or a search means.
+    pub stub: bool,
     pub signature: Option<String>,
     pub intent: Option<String>,
     /// `agent`, `llm` or `doc`.
@@ -69,6 +71,7 @@ impl IndexSymbol {
             layer: None,
             role: Role::Product,
             implements: None,
+            stub: false,
             signature: None,
             intent: None,
             intent_source: None,
@@ -347,6 +350,7 @@ mod tests {
             layer: Some(0),
             role: Role::Product,
             implements: Some("Trait".to_string()),
+            stub: true,
             signature: Some("def f(x)".to_string()),
             intent: Some("Does f.".to_string()),
             intent_source: Some("agent".to_string()),

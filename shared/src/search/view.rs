@@ -432,6 +432,11 @@ impl<'a> Symbol<'a> {
         self.flags & flags::ENTERED != 0
     }
 
+    /// Whether it is an `@overload` signature, which no call reaches.
+    pub fn is_stub(&self) -> bool {
+        self.flags & flags::STUB != 0
+    }
+
     pub fn implements(&self) -> Option<Cow<'a, str>> {
         self.optional(Column::Implements)
     }
@@ -614,6 +619,7 @@ impl IndexView {
                     layer: s.layer,
                     role: s.role,
                     implements: owned(s.implements()),
+                    stub: s.is_stub(),
                     signature: owned(s.signature()),
                     intent: owned(s.intent()),
                     intent_source: owned(s.intent_source()),

@@ -30,6 +30,8 @@ struct Symbol {
     file: u32,
     line_start: u32,
     line_end: u32,
+    /// Where the text its hash covers begins: `line_start`, or above it (decorators).
+    text_start: u32,
     parent: u32,
     /// The node's `hash`, as a digest: only compared for equality.
     hash: u64,
@@ -89,6 +91,10 @@ impl<'s> Sym<'s> {
     }
     pub fn line_end(&self) -> u32 {
         self.symbol.line_end
+    }
+    /// The first line of the text the symbol's hash covers (its decorators, if any).
+    pub fn text_start(&self) -> u32 {
+        self.symbol.text_start
     }
     pub fn parent(&self) -> Option<&'s str> {
         (self.symbol.parent != NONE).then(|| self.snapshot.ids.text(self.symbol.parent))
@@ -154,19 +160,20 @@ impl Snapshot {
         callers
     }
 
-    /// The text of `symbol` (its lines) without the symbols defined inside it and without
-    /// blank lines: what is its own (a member that grows, is added or goes leaves it as it
-    /// was); `None` when the file cannot be read.
+    /// The text of `symbol` (its lines) without the symbols defined inside it (their decorators
+    /// included, as their hashes include them) and without blank lines: what is its own (a
+    /// member that grows, is added, goes or gets another decorator leaves it as it was); `None`
+    /// when the file cannot be read.
     pub fn own_text(&self, symbol: Sym<'_>) -> Option<String> {
         let text = std::fs::read_to_string(self.files.as_ref()?.join(symbol.file())).ok()?;
         let (start, end) = (
-            symbol.line_start().max(1) as usize,
+            symbol.text_start().max(1) as usize,
             symbol.line_end() as usize,
         );
         let inner: Vec<(usize, usize)> = self
             .symbols()
             .filter(|s| s.symbol.parent == symbol.number)
-            .map(|s| (s.line_start() as usize, s.line_end() as usize))
+            .map(|s| (s.text_start() as usize, s.line_end() as usize))
             .collect();
         let own: Vec<&str> = text
             .lines()
@@ -224,6 +231,9 @@ impl Builder {
             file: snapshot.file_names.intern(&node.file),
             line_start: node.line_start,
             line_end: node.line_end,
+            text_start: node
+                .text_start
+                .map_or(node.line_start, |l| l.min(node.line_start)),
             parent,
             hash: digest(&node.hash),
             name: node.name.into_boxed_str(),
