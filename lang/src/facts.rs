@@ -61,11 +61,12 @@ impl FileFacts {
     }
 
     /// The role of symbol `i` of the file at `path`: generated files whole, then test-only
-    /// symbols (Rust `#[cfg(test)]`), then the language's path conventions.
-    pub fn role(&self, lang: &dyn Language, path: &str, i: usize) -> Role {
+    /// symbols (Rust `#[cfg(test)]`) and files declared as test modules (`test_module`, from
+    /// another file's `#[cfg(test)] mod x;`), then the language's path conventions.
+    pub fn role(&self, lang: &dyn Language, path: &str, i: usize, test_module: bool) -> Role {
         if self.generated || role::generated_path(path) {
             Role::Generated
-        } else if self.symbols[i].test_only {
+        } else if test_module || self.symbols[i].test_only {
             Role::Test
         } else {
             lang.role(path)
@@ -204,6 +205,20 @@ pub struct Import {
     /// The module the edge points at.
     pub target: Vec<ModuleRef>,
     pub binding: Binding,
+    /// Whether the statement makes the module's file part of this one (Rust `mod x;`).
+    pub declares: Declares,
+}
+
+/// What an import statement says of the file it names, beyond binding names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Declares {
+    /// Only an import: the module is a file of its own standing.
+    Nothing,
+    /// Rust `mod x;`: the file is a submodule, compiled whenever this file is.
+    Submodule,
+    /// Rust `#[cfg(test)] mod x;` (or `mod tests;`): a submodule compiled for tests only, so
+    /// the file is test code wherever it lies.
+    TestSubmodule,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -14,8 +14,8 @@ use crate::util::{comment_first_line, end_line, header_before, one_line, start_l
 use crate::{module_facts, Grammar, MAX_DEPTH};
 use tg_lang::ecmascript::{specifier_key, EcmaScript};
 use tg_lang::{
-    Binding, FileFacts, Import, Language, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
-    TypeFact, TypeSlot, Value,
+    Binding, Declares, FileFacts, Import, Language, ModuleRef, RefKind, Reference, ScopeRule,
+    Symbol, Target, TypeFact, TypeSlot, Value,
 };
 use tg_shared::hash::ContentHash;
 use tg_shared::record::{EdgeKind, NodeKind};
@@ -925,6 +925,7 @@ impl<'s> Walker<'s> {
 
     fn module_import(&mut self, scope: u32, at: Node, module: &str, binding: Binding) {
         self.facts.imports.push(Import {
+            declares: Declares::Nothing,
             scope,
             line: start_line(at),
             edge: Some(EdgeKind::Imports),
@@ -1156,6 +1157,7 @@ impl<'s> Walker<'s> {
     /// This module exports `name` as `alias` (`export { a as b }`, `export default a`).
     fn own_alias(&mut self, scope: u32, at: Node, alias: String, name: String) {
         self.facts.imports.push(Import {
+            declares: Declares::Nothing,
             scope,
             line: start_line(at),
             edge: None,

@@ -8,8 +8,8 @@ use crate::util::{end_line, first_doc_line, header_before, start_line, text};
 use crate::{module_facts, Grammar, MAX_DEPTH};
 use tg_lang::python::{module_parts, Python};
 use tg_lang::{
-    Binding, FileFacts, Import, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target, TypeFact,
-    TypeSlot, Value,
+    Binding, Declares, FileFacts, Import, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
+    TypeFact, TypeSlot, Value,
 };
 use tg_shared::hash::ContentHash;
 use tg_shared::record::{EdgeKind, NodeKind};
@@ -555,6 +555,7 @@ impl<'s> Walker<'s> {
                 }
             };
             self.facts.imports.push(Import {
+                declares: Declares::Nothing,
                 scope,
                 line: start_line(node),
                 edge: Some(EdgeKind::Imports),
@@ -592,6 +593,7 @@ impl<'s> Walker<'s> {
             };
             let bound = alias.map_or_else(|| member.clone(), |a| text(a, source).to_string());
             self.facts.imports.push(Import {
+                declares: Declares::Nothing,
                 scope,
                 line,
                 edge: Some(EdgeKind::Imports),
@@ -612,6 +614,7 @@ impl<'s> Walker<'s> {
             .any(|c| c.kind() == "wildcard_import");
         if star || !any_name {
             self.facts.imports.push(Import {
+                declares: Declares::Nothing,
                 scope,
                 line,
                 edge: Some(EdgeKind::Imports),

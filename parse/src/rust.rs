@@ -6,8 +6,8 @@ use crate::util::{comment_first_line, end_line, header_before, start_line, text,
 use crate::{module_facts, Grammar, MAX_DEPTH};
 use tg_lang::rust::{crate_key, module_key, Rust};
 use tg_lang::{
-    Binding, FileFacts, Import, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target, TypeFact,
-    TypeSlot, Value,
+    Binding, Declares, FileFacts, Import, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
+    TypeFact, TypeSlot, Value,
 };
 use tg_shared::hash::ContentHash;
 use tg_shared::record::{EdgeKind, NodeKind};
@@ -242,14 +242,14 @@ impl<'s> Walker<'s> {
         let node = task.node;
         let source = self.source;
         let name = text(node.child_by_field_name("name")?, source).to_string();
-        if kind == NodeKind::Mod && node.child_by_field_name("body").is_none() {
-            self.file_module(node, name);
-            return None;
-        }
         let attributes = attributes_before(node, source);
         let test_only = task.test_only
             || (kind == NodeKind::Mod && name == "tests")
             || attributes.iter().any(|a| is_test_attribute(a));
+        if kind == NodeKind::Mod && node.child_by_field_name("body").is_none() {
+            self.file_module(node, name, test_only);
+            return None;
+        }
         // `#[cfg(unix)] fn f()` beside `#[cfg(windows)] fn f()`: which one exists depends
         // on the build. `cfg(test)` is the test flag instead.
         let conditional = attributes
@@ -314,9 +314,15 @@ impl<'s> Walker<'s> {
         Some((index, owner, test_only))
     }
 
-    /// `mod x;` declares a file module: an edge, not a node.
-    fn file_module(&mut self, node: Node, name: String) {
+    /// `mod x;` declares a file module: an edge, not a node. Under `#[cfg(test)]` (or named
+    /// `tests`, as an inline module is) the file is compiled for tests only.
+    fn file_module(&mut self, node: Node, name: String, test_only: bool) {
         self.facts.imports.push(Import {
+            declares: if test_only {
+                Declares::TestSubmodule
+            } else {
+                Declares::Submodule
+            },
             scope: 0,
             line: start_line(node),
             edge: Some(EdgeKind::Imports),
@@ -783,6 +789,7 @@ impl<'s> Walker<'s> {
                     }
                     if let Some(module) = self.absolute_key(&full, scope) {
                         self.facts.imports.push(Import {
+                            declares: Declares::Nothing,
                             scope,
                             line,
                             edge: Some(EdgeKind::Imports),
@@ -812,6 +819,7 @@ impl<'s> Walker<'s> {
         };
         let name = alias.unwrap_or_else(|| member.clone());
         self.facts.imports.push(Import {
+            declares: Declares::Nothing,
             scope,
             line,
             edge: Some(EdgeKind::Imports),

@@ -13,6 +13,8 @@ use tg_shared::record::{Diagnostic, Edge, EdgeKind, FileRecord, Node, Record, Re
 /// holds the facts and the (index-based) edges, never the whole stream.
 pub struct Graph<'a> {
     units: Vec<Unit<'a>>,
+    /// Per file: another declares it a test module ([`Resolver::test_modules`]).
+    test_modules: Vec<bool>,
     files: Vec<FileRecord>,
     ids: Vec<FileIds>,
     /// Each file's edges (their sources are its symbols), aggregated and sorted by ids.
@@ -103,8 +105,9 @@ pub fn build<'a>(
         .par_iter()
         .map(|u| FileIds::new(u.facts.symbol_ids(u.path)))
         .collect();
-    let (edges, stats) =
-        Resolver::with_aliases(&units, aliases).edges_by_file(|raw| aggregate(raw, &ids));
+    let resolver = Resolver::with_aliases(&units, aliases);
+    let test_modules = resolver.test_modules().to_vec();
+    let (edges, stats) = resolver.edges_by_file(|raw| aggregate(raw, &ids));
     let runs = runs_in_stream_order(&edges, &ids);
     let mut edges_by_kind = BTreeMap::new();
     for edge in edges.iter().flatten() {
@@ -116,6 +119,7 @@ pub fn build<'a>(
     let nodes = ids.iter().map(|i| i.ends.len() as u64).sum();
     Graph {
         units,
+        test_modules,
         files,
         ids,
         edges,
@@ -179,7 +183,9 @@ impl Graph<'_> {
                 signature: sym.signature.clone(),
                 doc: sym.doc.clone(),
                 hash: sym.hash.hex(),
-                role: unit.facts.role(unit.lang, unit.path, i),
+                role: unit
+                    .facts
+                    .role(unit.lang, unit.path, i, self.test_modules[f]),
                 implements: sym.implements.clone(),
                 stub: sym.stub,
                 getter: sym.getter,

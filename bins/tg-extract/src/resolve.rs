@@ -13,13 +13,14 @@
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tg_lang::{
-    Binding, FileFacts, Language, ModuleRef, RefKind, ScopeRule, Target, TypeFact, TypeSlot, Value,
+    Binding, Declares, FileFacts, Language, ModuleRef, RefKind, ScopeRule, Target, TypeFact,
+    TypeSlot, Value,
 };
 use tg_shared::record::{EdgeKind, NodeKind, Resolution};
 
 /// Bumped whenever resolution changes what it produces from the same facts: the no-op output
 /// cache (keyed by it) must not replay edges an older resolver made.
-pub const RESOLVER_REVISION: u32 = 6;
+pub const RESOLVER_REVISION: u32 = 7;
 
 /// At most this many candidates get an `ambiguous` edge each; more means we know nothing.
 const MAX_AMBIGUOUS: usize = 3;
@@ -112,6 +113,8 @@ pub struct Resolver<'a> {
     /// Each file's included modules (C `#include`), in the order of its includes: a name not
     /// found in the file is looked up in them, so each is resolved once, not once per call.
     included: Vec<Vec<u32>>,
+    /// Per file: another file declares it a test module (Rust `#[cfg(test)] mod x;`).
+    test_modules: Vec<bool>,
 }
 
 /// Another package of the repository as code names it: `(language, name, its root module key)`,
@@ -152,6 +155,7 @@ impl<'a> Resolver<'a> {
             fixtures: HashMap::default(),
             getter_names: HashSet::default(),
             included: Vec::new(),
+            test_modules: Vec::new(),
         };
         let package_dirs: HashSet<&str> = units
             .iter()
@@ -176,7 +180,57 @@ impl<'a> Resolver<'a> {
             .into_par_iter()
             .map(|f| r.resolve_includes(f))
             .collect();
+        r.test_modules = r.find_test_modules();
         r
+    }
+
+    /// Whether each file is compiled for tests only because a module declares it so (Rust
+    /// `#[cfg(test)] mod x;`), or because a test module declares it as its submodule.
+    fn find_test_modules(&self) -> Vec<bool> {
+        let mut test = vec![false; self.units.len()];
+        let mut pending = Vec::new();
+        let declare = |g: u32, test: &mut Vec<bool>, pending: &mut Vec<u32>| {
+            if !std::mem::replace(&mut test[g as usize], true) {
+                pending.push(g);
+            }
+        };
+        for f in 0..self.units.len() as u32 {
+            for g in self.declared_modules(f, |d| d == Declares::TestSubmodule) {
+                declare(g, &mut test, &mut pending);
+            }
+        }
+        while let Some(f) = pending.pop() {
+            for g in self.declared_modules(f, |d| d != Declares::Nothing) {
+                declare(g, &mut test, &mut pending);
+            }
+        }
+        test
+    }
+
+    /// The files that file `f` declares as its submodules, of the kinds `wanted` accepts.
+    fn declared_modules(&self, f: u32, wanted: impl Fn(Declares) -> bool) -> Vec<u32> {
+        let unit = &self.units[f as usize];
+        unit.facts
+            .imports
+            .iter()
+            .filter(|import| wanted(import.declares))
+            .filter_map(|import| {
+                import
+                    .target
+                    .iter()
+                    .find_map(|t| self.module_ref(unit, f, t))
+            })
+            .collect()
+    }
+
+    /// Whether each file is a test module another declares (see [`Self::find_test_modules`]).
+    pub fn test_modules(&self) -> &[bool] {
+        &self.test_modules
+    }
+
+    /// Compiled for tests only: the symbol says so, or its file is a test module.
+    fn is_test_only(&self, (f, i): Sym) -> bool {
+        self.test_modules[f as usize] || self.symbol((f, i)).test_only
     }
 
     /// The modules file `f` includes, in order: for each include, its first target that
@@ -524,13 +578,10 @@ impl<'a> Resolver<'a> {
     ) -> (Vec<Sym>, Resolution) {
         let (found, resolution) = self.call_candidates(f, scope, target, depth);
         // Code outside tests never calls what is compiled for tests only.
-        let from_test = self.symbol((f, scope)).test_only;
+        let from_test = self.is_test_only((f, scope));
         let found: Vec<Sym> = found
             .into_iter()
-            .filter(|&s| {
-                let sym = self.symbol(s);
-                sym.kind.is_callable() && (from_test || !sym.test_only)
-            })
+            .filter(|&s| self.symbol(s).kind.is_callable() && (from_test || !self.is_test_only(s)))
             .collect();
         self.narrow_definitions(found, resolution)
     }

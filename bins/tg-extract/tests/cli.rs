@@ -671,3 +671,60 @@ fn rust_calls_through_crate_self_and_super_paths_resolve() {
         .collect();
     assert_eq!(calls, expected);
 }
+
+/// A file a `#[cfg(test)] mod x;` declares is test code wherever it lies, and so are the
+/// submodules it declares; code outside tests never calls into it.
+#[test]
+fn files_declared_as_test_modules_are_test_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src/tests")).unwrap();
+    fs::write(root.join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
+    fs::write(
+        root.join("src/lib.rs"),
+        "mod engine;\n#[cfg(test)]\nmod tests;\n#[cfg(all(test, feature = \"slow\"))]\nmod slow;\n\
+         pub fn run() { engine::start(); setup(); }\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("src/engine.rs"),
+        "pub fn start() {}\nfn setup() {}\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("src/tests.rs"),
+        "mod support;\npub fn setup() {}\nfn runs() { super::run(); }\n",
+    )
+    .unwrap();
+    fs::write(root.join("src/tests/support.rs"), "pub fn fake() {}\n").unwrap();
+    fs::write(root.join("src/slow.rs"), "fn soak() {}\n").unwrap();
+    let records = records(&extract(root, false));
+    let mut roles: Vec<(String, String)> = nodes(&records)
+        .iter()
+        .filter(|n| n.kind.as_str() == "function")
+        .map(|n| (n.id.clone(), format!("{:?}", n.role)))
+        .collect();
+    roles.sort();
+    assert_eq!(
+        roles,
+        [
+            ("src/engine.rs::setup", "Product"),
+            ("src/engine.rs::start", "Product"),
+            ("src/lib.rs::run", "Product"),
+            ("src/slow.rs::soak", "Test"),
+            ("src/tests.rs::runs", "Test"),
+            ("src/tests.rs::setup", "Test"),
+            ("src/tests/support.rs::fake", "Test"),
+        ]
+        .map(|(id, role)| (id.to_string(), role.to_string()))
+    );
+    let calls: std::collections::BTreeSet<(String, String)> = edges(&records)
+        .iter()
+        .filter(|e| e.kind.as_str() == "calls")
+        .map(|e| (e.src.clone(), e.dst.clone()))
+        .collect();
+    // `setup()` in lib.rs is not the test module's `setup`; the test still reaches `run`.
+    assert!(!calls.contains(&("src/lib.rs::run".into(), "src/tests.rs::setup".into())));
+    assert!(calls.contains(&("src/tests.rs::runs".into(), "src/lib.rs::run".into())));
+    assert!(calls.contains(&("src/lib.rs::run".into(), "src/engine.rs::start".into())));
+}

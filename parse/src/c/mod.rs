@@ -11,7 +11,7 @@ use crate::util::{
 use crate::{module_facts, Grammar, MAX_DEPTH};
 use tg_lang::c::C;
 use tg_lang::{
-    Binding, FileFacts, Import, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
+    Binding, Declares, FileFacts, Import, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
 };
 use tg_shared::hash::ContentHash;
 use tg_shared::record::{EdgeKind, NodeKind};
@@ -282,6 +282,7 @@ fn include(facts: &mut FileFacts, node: Node, dir: &str, source: &str) {
     }
     target.push(ModuleRef::Key(name.trim_start_matches("./").to_string()));
     facts.imports.push(Import {
+        declares: Declares::Nothing,
         scope: 0,
         line: start_line(node),
         edge: Some(EdgeKind::Includes),
