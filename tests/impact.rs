@@ -512,3 +512,64 @@ fn a_decorator_changed_on_a_method_is_the_method_s_change_not_its_class_s() {
         owned(&[("changed", "pkg/api.py::Session.name", None)])
     );
 }
+
+/// Rust's runner runs what `#[test]` marks: an unmarked function of a test module is a helper,
+/// even when it reaches the change, and a file a `#[cfg(test)] mod tests;` declares is tests.
+#[test]
+fn a_rust_test_is_what_test_marks_not_its_helpers() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    let dir = repo.path();
+    std::fs::create_dir_all(dir.join("src")).expect("mkdir");
+    std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"x\"\n").expect("toml");
+    std::fs::write(
+        dir.join("src/lib.rs"),
+        "pub fn parse(s: &str) -> usize {\n    s.len()\n}\n\n#[cfg(test)]\nmod tests;\n",
+    )
+    .expect("lib.rs");
+    std::fs::write(
+        dir.join("src/tests.rs"),
+        "use super::parse;\n\nfn fixture() -> usize {\n    parse(\"ab\")\n}\n\n#[test]\n\
+         fn parses() {\n    assert_eq!(fixture(), 2);\n}\n\n#[tokio::test]\n\
+         async fn parses_async() {\n    assert_eq!(parse(\"a\"), 1);\n}\n",
+    )
+    .expect("tests.rs");
+    std::fs::write(dir.join(".gitignore"), ".tldrgraph/\n").expect(".gitignore");
+    git(dir, &["init", "-q", "-b", "main"]);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "base"]);
+    edit(
+        dir,
+        "src/lib.rs",
+        "    s.len()\n",
+        "    s.chars().count()\n",
+    );
+    let found = impact_json(dir, &["--since", "HEAD"]);
+    assert_eq!(
+        changes(&found),
+        owned(&[("changed", "src/lib.rs::parse", None)])
+    );
+    assert_eq!(
+        callers_at(&found, 1),
+        ["src/tests.rs::fixture", "src/tests.rs::parses_async"]
+    );
+    let mut tests: Vec<(String, String)> = found["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .map(|t| {
+            (
+                t["id"].as_str().expect("id").to_string(),
+                t["runner"].as_str().unwrap_or("-").to_string(),
+            )
+        })
+        .collect();
+    tests.sort();
+    assert_eq!(
+        tests,
+        [
+            ("src/tests.rs::parses", "tests::parses"),
+            ("src/tests.rs::parses_async", "tests::parses_async"),
+        ]
+        .map(|(id, runner)| (id.to_string(), runner.to_string()))
+    );
+}

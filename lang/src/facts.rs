@@ -162,6 +162,9 @@ pub struct Symbol {
     /// Runs when read as an attribute (`@property`, `@functools.cached_property`): a read of it
     /// is a call.
     pub getter: bool,
+    /// A test its language's runner collects by an attribute (Rust `#[test]`,
+    /// `#[tokio::test]`), as opposed to a helper of the tests.
+    pub test_case: bool,
     /// A property's setter or deleter (`@x.setter`): it runs on assignment or `del`, so neither
     /// a call nor a read of the name reaches it, and it does not replace the getter before it.
     pub accessor: bool,

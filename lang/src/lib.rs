@@ -173,6 +173,12 @@ pub trait Language: Sync + Send {
     fn test_runner_id(&self, _file: &str, _qualname: &str) -> Option<String> {
         None
     }
+    /// Whether a test is marked as one where it is defined (Rust `#[test]`, which the node's
+    /// `test_case` records), so that an unmarked function of test code is a helper; Python's
+    /// runner goes by names instead ([`Language::test_runner_id`]).
+    fn marks_test_cases(&self) -> bool {
+        false
+    }
     /// Whether a definition is API others build against: `declared`
     /// tells whether an interface file of the repository ([`Language::is_interface_file`])
     /// names it, `library` whether the repository holds a library of this language

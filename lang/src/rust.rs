@@ -99,10 +99,15 @@ impl Language for Rust {
         !definition.starts_with("pub")
     }
 
+    /// `#[test]` marks a test; the rest of a test module is its helpers.
+    fn marks_test_cases(&self) -> bool {
+        true
+    }
+
     /// `cargo test`'s name for a test function: its module path in the crate (`walk::tests::x`
     /// for `src/walk.rs::tests::x`), or `--test NAME x` for an integration test in
-    /// `tests/NAME.rs`. Helpers of test modules are named too: a filter that matches no test
-    /// runs nothing.
+    /// `tests/NAME.rs`. A helper of the tests gets a name too (whether a function is a test is
+    /// its `#[test]`, [`Language::marks_test_cases`]).
     fn test_runner_id(&self, file: &str, qualname: &str) -> Option<String> {
         let path = file.strip_suffix(".rs")?;
         // `#[test]` goes on free functions: a method (`Type::f`, `Type.f`) is no test.

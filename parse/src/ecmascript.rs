@@ -252,6 +252,7 @@ impl<'s> Walker<'s> {
             test_only: false,
             fixture: false,
             getter: false,
+            test_case: false,
             accessor: false,
             implements: None,
         });

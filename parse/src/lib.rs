@@ -15,7 +15,7 @@ use tg_shared::record::NodeKind;
 
 /// Bumped whenever extraction changes what it produces, so caches written by an older build are
 /// not trusted.
-pub const EXTRACTOR_REVISION: u32 = 23;
+pub const EXTRACTOR_REVISION: u32 = 24;
 
 /// Nesting depth (syntax tree levels) beyond which extraction stops descending. Real code stays
 /// far below it; generated or hostile files may not.
@@ -159,6 +159,7 @@ pub(crate) fn module_facts(
         test_only: false,
         fixture: false,
         getter: false,
+        test_case: false,
         accessor: false,
         implements: None,
     };

@@ -244,6 +244,7 @@ impl<'s> Walker<'s> {
             test_only: false,
             fixture: decorators.iter().any(|d| is_fixture(d)),
             getter: !is_class && decorators.iter().any(|d| is_getter(d)),
+            test_case: false,
             accessor: !is_class && decorators.iter().any(|d| is_accessor(d)),
             implements: None,
         });

@@ -292,6 +292,8 @@ impl<'s> Walker<'s> {
             test_only,
             fixture: false,
             getter: false,
+            test_case: matches!(kind, NodeKind::Function | NodeKind::Method)
+                && attributes.iter().any(|a| is_test_case_attribute(a)),
             accessor: false,
             implements: is_method.then(|| implemented_trait(node, source)).flatten(),
         });
@@ -1112,6 +1114,17 @@ fn implemented_trait(method: Node, source: &str) -> Option<String> {
         return None;
     }
     type_base_name(block.child_by_field_name("trait")?, source)
+}
+
+/// An attribute that makes a function a test the runner collects: `#[test]`, a test macro of
+/// a crate (`#[tokio::test]`, `#[test_log::test(...)]`), `#[rstest]`, `#[test_case(...)]`.
+fn is_test_case_attribute(attribute: &str) -> bool {
+    let path = attribute.split('(').next().unwrap_or(attribute).trim();
+    let last = path.rsplit("::").next().unwrap_or(path);
+    matches!(
+        last,
+        "test" | "rstest" | "test_case" | "quickcheck" | "wasm_bindgen_test"
+    )
 }
 
 /// `#[test]`, `#[tokio::test]`, and a `cfg` that holds only in test builds: `cfg(test)`, or

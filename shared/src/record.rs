@@ -256,6 +256,10 @@ pub struct Node {
     /// leaves out (its name says what it gives).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub getter: bool,
+    /// A test its language's runner collects by an attribute (Rust `#[test]`): a function of
+    /// test code without it is a helper, which no runner runs alone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub test_case: bool,
     /// Set by tg-classify.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layer: Option<String>,
@@ -517,6 +521,7 @@ mod tests {
             implements: None,
             stub: false,
             getter: false,
+            test_case: false,
             layer: None,
             intent: None,
             intent_hash: None,

@@ -117,6 +117,7 @@ fn node() -> impl Strategy<Value = Node> {
                 implements,
                 stub: line_end % 2 == 0,
                 getter: line_start % 5 == 0,
+                test_case: line_end % 7 == 0,
                 layer,
                 intent,
                 intent_hash,

@@ -189,6 +189,7 @@ impl Graph<'_> {
                 implements: sym.implements.clone(),
                 stub: sym.stub,
                 getter: sym.getter,
+                test_case: sym.test_case,
                 layer: None,
                 intent: None,
                 intent_hash: None,

@@ -338,6 +338,7 @@ fn push_symbol(
         test_only: false,
         fixture: false,
         getter: false,
+        test_case: false,
         accessor: false,
         implements: None,
     });

@@ -364,11 +364,14 @@ impl<'s> Reach<'s> {
             let name = qualname(node.id()).split('#').next().unwrap_or("");
             tg_lang::for_path(node.file()).and_then(|lang| lang.test_runner_id(node.file(), name))
         };
-        // A test is what its language's runner would run (a helper of the tests is not).
+        // A test is what its language's runner would run (a helper of the tests is not):
+        // where the language marks its tests (Rust `#[test]`), only a marked function.
         let is_test = |node: &Sym| {
             node.role() == Role::Test
                 && matches!(node.kind(), NodeKind::Function | NodeKind::Method)
                 && runner(node).is_some()
+                && (node.test_case()
+                    || tg_lang::for_path(node.file()).is_some_and(|lang| !lang.marks_test_cases()))
         };
         let runner = |node: &Sym| {
             tg_lang::for_path(node.file())

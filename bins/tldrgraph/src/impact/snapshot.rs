@@ -26,6 +26,8 @@ const NONE: u32 = u32::MAX;
 struct Symbol {
     kind: NodeKind,
     role: Role,
+    /// A test its runner collects by an attribute (Rust `#[test]`).
+    test_case: bool,
     layer: u32,
     file: u32,
     line_start: u32,
@@ -79,6 +81,10 @@ impl<'s> Sym<'s> {
     }
     pub fn role(&self) -> Role {
         self.symbol.role
+    }
+    /// Marked as a test its runner collects (Rust `#[test]`).
+    pub fn test_case(&self) -> bool {
+        self.symbol.test_case
     }
     pub fn layer(&self) -> Option<&'s str> {
         (self.symbol.layer != NONE).then(|| self.snapshot.layer_names.text(self.symbol.layer))
@@ -224,6 +230,7 @@ impl Builder {
         snapshot.symbols[number as usize] = Some(Symbol {
             kind: node.kind,
             role: node.role,
+            test_case: node.test_case,
             layer: node
                 .layer
                 .as_deref()
