@@ -46,5 +46,7 @@ done < "$tsv"
 [ ${#acalls[@]} -gt 0 ] && { python3 "$here/py_property_reads.py" "${acalls[@]}" --min-precision 0.95 --min-recall 0.75 || rc=1; }
 # Rust calls against rust-analyzer's SCIP index (deps_rust.sh adds the rustup components when missing).
 [ ${#rcalls[@]} -gt 0 ] && { { bash "$here/deps_rust.sh" && python3 "$here/rust_calls.py" "${rcalls[@]}"; } || rc=1; }
+# Rust test code and tests against rustc's dep-info and libtest's list (builds each crate's copy).
+[ ${#rcalls[@]} -gt 0 ] && { python3 "$here/rust_test_code.py" "${rcalls[@]}" || rc=1; }
 [ ${#tcalls[@]} -gt 0 ] && { { bash "$here/deps_ts.sh" >/dev/null && python3 "$here/ts_calls.py" "${tcalls[@]}"; } || rc=1; }
 exit $rc
