@@ -45,8 +45,10 @@ def dep_info_files(crate, name):
     return sets
 
 
-def cargo(crate, *args):
-    return subprocess.run(["cargo", *args], cwd=crate, capture_output=True, text=True)
+def cargo(crate, command, *args):
+    # The target directory named, so that a CARGO_TARGET_DIR set outside does not move dep-info.
+    target = ["--target-dir", os.path.join(crate, "target")]
+    return subprocess.run(["cargo", command, *target, *args], cwd=crate, capture_output=True, text=True)
 
 
 def build_truth(crate, features):

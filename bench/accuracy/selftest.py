@@ -24,6 +24,7 @@ sys.path.insert(0, HERE)
 import py_attr_calls  # noqa: E402
 import py_calls  # noqa: E402
 import py_property_reads  # noqa: E402
+import rust_test_code  # noqa: E402
 from common import Stream, collect_defs, parse_python  # noqa: E402
 
 
@@ -548,6 +549,39 @@ class PropertyReads(unittest.TestCase):
         verdicts = py_property_reads.judge(os.path.realpath(root), sites, getters, aliases)
         self.assertEqual(verdicts[sites[0]], ("getter", ("pkg/m.py", "n", 7)))
         self.assertEqual(verdicts[sites[2]], ("getter", ("pkg/m.py", "n", 7)))
+
+
+class RustTestCode(Fixture):
+    """rust_test_code.py: rustc's dep-info tells a file only the test build compiles, and libtest
+    lists the `#[test]` functions, not their helpers (a crate without dependencies builds offline)."""
+
+    def test_test_only_files_and_listed_tests(self) -> None:
+        if shutil.which("cargo") is None:
+            raise unittest.SkipTest("cargo not installed")
+        write_tree(self.root, {
+            "Cargo.toml": """
+                [package]
+                name = "tiny-crate"
+                version = "0.1.0"
+                edition = "2021"
+            """,
+            "src/lib.rs": """
+                mod helper;
+                #[cfg(test)]
+                mod tests;
+                pub fn f() -> u32 { helper::h() }
+            """,
+            "src/helper.rs": "pub fn h() -> u32 { 1 }\n",
+            "src/tests.rs": """
+                fn aid() -> u32 { super::f() }
+                #[test]
+                fn works() { assert_eq!(aid(), 1); }
+            """,
+        })
+        product, test_only, tests = rust_test_code.build_truth(self.root, "")
+        self.assertEqual(product, {"src/lib.rs", "src/helper.rs"})
+        self.assertEqual(test_only, {"src/tests.rs"})
+        self.assertEqual(tests, {"tests::works"})
 
 
 class TypeScript(unittest.TestCase):
