@@ -593,12 +593,7 @@ impl<'s> Walker<'s> {
             let mut inner = pattern.walk();
             let bound: Vec<Node> = pattern.named_children(&mut inner).skip(1).collect();
             for (i, binding) in bound.into_iter().enumerate() {
-                let name = match binding.kind() {
-                    "identifier" => Some(binding),
-                    "ref_pattern" | "mut_pattern" => binding.named_child(0),
-                    _ => None,
-                };
-                let Some(name) = name.filter(|n| n.kind() == "identifier") else {
+                let Some(name) = binding_identifier(binding) else {
                     continue;
                 };
                 let lines = (start_line(arm), end_line(arm));
@@ -1048,19 +1043,26 @@ fn generic_bounds(function: Node, source: &str) -> Vec<(String, String)> {
 /// The variable a `let` pattern binds: `x`, `mut x`, `ref x`, `Some(x)`, `Ok(x)`.
 fn bound_identifier<'t>(pattern: Node<'t>, source: &str) -> Option<Node<'t>> {
     match pattern.kind() {
-        "identifier" => Some(pattern),
-        "mut_pattern" | "ref_pattern" => bound_identifier(pattern.named_child(0)?, source),
+        "identifier" | "mut_pattern" | "ref_pattern" => binding_identifier(pattern),
         "tuple_struct_pattern" => {
             let head = pattern.child_by_field_name("type")?;
             if !matches!(text(head, source), "Some" | "Ok") || pattern.named_child_count() != 2 {
                 return None;
             }
-            let inner = pattern.named_child(1)?;
-            match inner.kind() {
-                "identifier" => Some(inner),
-                "mut_pattern" | "ref_pattern" => inner.named_child(0),
-                _ => None,
-            }
+            binding_identifier(pattern.named_child(1)?)
+        }
+        _ => None,
+    }
+}
+
+/// The identifier a binding names: `x`, `mut x`, `ref x`, `ref mut x`. A `mut x` holds its
+/// `mutable_specifier` before the pattern, so the pattern is its last named child.
+fn binding_identifier(pattern: Node) -> Option<Node> {
+    match pattern.kind() {
+        "identifier" => Some(pattern),
+        "mut_pattern" | "ref_pattern" => {
+            let last = pattern.named_child_count().checked_sub(1)?;
+            binding_identifier(pattern.named_child(last as _)?)
         }
         _ => None,
     }

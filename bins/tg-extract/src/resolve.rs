@@ -1688,6 +1688,27 @@ mod tests {
     }
 
     #[test]
+    fn a_rust_binding_declared_mut_or_ref_mut_in_a_pattern_is_typed() {
+        let found = relations(&[(
+            "src/lib.rs",
+            "pub struct Data<T> { p: T }\nimpl<T> Data<T> { pub fn encode(&mut self) {} }\n\
+             pub enum Frame<T = u8> { Data(Data<T>) }\n\
+             pub fn arm<B>(item: Frame<B>) { match item { Frame::Data(mut v) => v.encode() } }\n\
+             pub fn by_ref<B>(item: &mut Frame<B>) {\n    match item { Frame::Data(ref mut v) => v.encode() }\n}\n\
+             pub fn opt(item: Option<Data<u8>>) { if let Some(mut v) = item { v.encode(); } }\n",
+        )]);
+        let calls: Vec<&String> = found.iter().filter(|r| r.starts_with("calls ")).collect();
+        assert_eq!(
+            calls,
+            [
+                "calls src/lib.rs::arm -> src/lib.rs::Data::encode (Typed)",
+                "calls src/lib.rs::by_ref -> src/lib.rs::Data::encode (Typed)",
+                "calls src/lib.rs::opt -> src/lib.rs::Data::encode (Typed)",
+            ]
+        );
+    }
+
+    #[test]
     fn a_rust_let_binding_shadows_same_named_functions_elsewhere() {
         let found = relations(&[
             (
