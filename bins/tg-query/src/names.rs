@@ -81,6 +81,13 @@ const LISTED: usize = 20;
 
 /// The name's segments: file extensions dropped, split on `::`, `.` and `/`.
 fn name_segments(name: &str) -> Vec<String> {
+    // A name written from its file (`codec/mod.rs::Codec::buffer`) is split as ids are, so a
+    // directory's module file (`mod.rs`, `__init__.py`) names the directory, as in the ids.
+    if let Some((path, _)) = name.split_once("::") {
+        if tg_lang::for_path(path).is_some() {
+            return symbol_segments(name).0;
+        }
+    }
     let mut text = name.to_string();
     for ext in [".pyi::", ".py::", ".rs::", ".c::", ".h::"] {
         text = text.replace(ext, "::");
@@ -372,6 +379,8 @@ mod tests {
             symbol("pkg/c.py::run", Function, Role::Product),
             symbol("httpx/_api.py::get", Function, Role::Product),
             symbol("httpx/_client.py::Client.get", Method, Role::Product),
+            symbol("src/codec/mod.rs::Codec::buffer", Method, Role::Product),
+            symbol("pkg/__init__.py::setup", Function, Role::Product),
             // Two `@overload` signatures, then the implementation.
             IndexSymbol {
                 stub: true,
@@ -438,6 +447,14 @@ mod tests {
         want("C.value#2", "pkg/a.py::C.value#2");
         want("a.py::C.value#2", "pkg/a.py::C.value#2");
         want("C.value#1", "pkg/a.py::C.value");
+        // A directory's module file, written as a path, names what its ids name.
+        want(
+            "codec/mod.rs::Codec::buffer",
+            "src/codec/mod.rs::Codec::buffer",
+        );
+        want("mod.rs::Codec::buffer", "src/codec/mod.rs::Codec::buffer");
+        want("pkg/__init__.py::setup", "pkg/__init__.py::setup");
+        want("__init__.py::setup", "pkg/__init__.py::setup");
         assert!(id(&s, "C.value#3").is_err());
         // An overloaded method's name means its implementation, not its first signature; a
         // signature is still found by its id or its `#k`.
