@@ -277,11 +277,11 @@ pub fn module_key(path: &str) -> String {
 }
 
 #[rustfmt::skip]
-/// Methods of std wrappers (`Option`, `Result`, `Rc`, `RefCell`, `Mutex`) and `Clone` that give
-/// back the wrapped value, or a reference or guard to it (sorted).
+/// Methods of std wrappers (`Option`, `Result`, `Rc`, `RefCell`, `Mutex`, `Weak`) and `Clone`
+/// that give back the wrapped value, or a reference or guard to it (sorted).
 const RECEIVER_METHODS: &[&str] = &[
-    "as_mut", "as_ref", "borrow", "borrow_mut", "clone", "expect", "lock", "to_owned", "unwrap",
-    "unwrap_or_default",
+    "as_deref", "as_deref_mut", "as_mut", "as_ref", "borrow", "borrow_mut", "clone", "expect",
+    "into_inner", "lock", "to_owned", "unwrap", "unwrap_or_default", "unwrap_or_else", "upgrade",
 ];
 
 #[rustfmt::skip]

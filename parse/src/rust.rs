@@ -460,6 +460,9 @@ impl<'s> Walker<'s> {
             }
             "call_expression" => {
                 let function = node.child_by_field_name("function")?;
+                if let Some(argument) = wrapped_argument(node, function, source) {
+                    return inner(Some(argument));
+                }
                 match self.call_target_at(function, scope, depth + 1)? {
                     Target::Member(_) => None,
                     target => Some(Value::Call(Box::new(target))),
@@ -950,8 +953,36 @@ const COLLECTIONS: &[&str] = &[
 
 /// Smart pointers and wrappers whose methods a call reaches through (`Box<T>`, `&T`, `T?`).
 const TRANSPARENT_WRAPPERS: &[&str] = &[
-    "Arc", "Box", "Cell", "Cow", "Mutex", "Option", "Rc", "RefCell", "Result", "RwLock",
+    "Arc", "Box", "Cell", "Cow", "Mutex", "Option", "Pin", "Rc", "RefCell", "Result", "RwLock",
+    "Weak",
 ];
+
+/// The std pointers whose constructor gives its argument's methods (`Pin::new(&mut x).poll()`,
+/// `Box::new(x)`, `Arc::new(x)`); `Cell` and `Cow` are left out, as common names of a crate's
+/// own types.
+const POINTER_CONSTRUCTORS: &[&str] = &["Arc", "Box", "Mutex", "Pin", "Rc", "RefCell", "RwLock"];
+
+/// The argument of a std pointer's constructor (`Pin::new(x)`, `Box::pin(x)`,
+/// [`POINTER_CONSTRUCTORS`]), whose methods the pointer's value reaches.
+fn wrapped_argument<'t>(call: Node<'t>, function: Node, source: &str) -> Option<Node<'t>> {
+    if function.kind() != "scoped_identifier" {
+        return None;
+    }
+    let segments = path_segments(function, source)?;
+    let [.., pointer, constructor] = segments.as_slice() else {
+        return None;
+    };
+    if !matches!(constructor.as_str(), "new" | "pin")
+        || !POINTER_CONSTRUCTORS.contains(&pointer.as_str())
+    {
+        return None;
+    }
+    let arguments = call.child_by_field_name("arguments")?;
+    if arguments.named_child_count() != 1 {
+        return None;
+    }
+    arguments.named_child(0)
+}
 
 /// The type a field, parameter or return type names, as a [`Value`]: `T`, `a::T`, `Self`,
 /// through references and [`TRANSPARENT_WRAPPERS`]; other generics by their base type.

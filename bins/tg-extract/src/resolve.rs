@@ -1709,6 +1709,30 @@ mod tests {
     }
 
     #[test]
+    fn a_rust_pointer_s_methods_reach_what_it_points_at() {
+        let found = relations(&[(
+            "src/lib.rs",
+            "use std::pin::Pin;\nuse std::rc::Weak;\n\
+             pub struct Codec;\nimpl Codec { pub fn poll_next(&mut self) {} }\n\
+             pub struct Conn { codec: Codec }\n\
+             impl Conn {\n    pub fn poll(&mut self) { Pin::new(&mut self.codec).poll_next(); }\n\
+             pub fn boxed(&self) { let mut b = Box::new(Codec); b.poll_next(); }\n}\n\
+             pub fn weak(w: Weak<Codec>) { w.upgrade().unwrap().poll_next(); }\n\
+             pub fn pinned(c: Pin<&mut Codec>) { c.poll_next(); }\n",
+        )]);
+        let calls: Vec<&String> = found.iter().filter(|r| r.starts_with("calls ")).collect();
+        assert_eq!(
+            calls,
+            [
+                "calls src/lib.rs::Conn::boxed -> src/lib.rs::Codec::poll_next (Typed)",
+                "calls src/lib.rs::Conn::poll -> src/lib.rs::Codec::poll_next (Typed)",
+                "calls src/lib.rs::pinned -> src/lib.rs::Codec::poll_next (Typed)",
+                "calls src/lib.rs::weak -> src/lib.rs::Codec::poll_next (Typed)",
+            ]
+        );
+    }
+
+    #[test]
     fn a_rust_let_binding_shadows_same_named_functions_elsewhere() {
         let found = relations(&[
             (
