@@ -99,6 +99,13 @@ pub trait Language: Sync + Send {
     fn shares_fixtures(&self, _path: &str) -> bool {
         false
     }
+    /// Whether importing a name depends on the file that defines it rather than on a module
+    /// that re-exports it: a Rust `use crate::Reason` only names the item `pub use
+    /// crate::frame::Reason` re-exports, while Python's `from pkg import get` runs `pkg`'s
+    /// `__init__.py`, which is what it depends on.
+    fn imports_reach_definitions(&self) -> bool {
+        false
+    }
     /// When several files answer to one module key: `true` picks the one nearest the importer
     /// (C's `#include "x.h"`), `false` the one nearest the root (Python's absolute imports).
     fn prefers_nearest_module(&self) -> bool {

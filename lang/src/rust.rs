@@ -47,6 +47,10 @@ impl Language for Rust {
         BUILTINS.binary_search(&name).is_ok()
     }
 
+    fn imports_reach_definitions(&self) -> bool {
+        true
+    }
+
     fn returns_receiver(&self, method: &str) -> bool {
         RECEIVER_METHODS.binary_search(&method).is_ok()
     }

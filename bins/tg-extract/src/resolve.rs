@@ -13,14 +13,14 @@
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tg_lang::{
-    Binding, Declares, FileFacts, Language, ModuleRef, RefKind, ScopeRule, Target, TypeFact,
-    TypeSlot, Value,
+    Binding, Declares, FileFacts, Import, Language, ModuleRef, RefKind, ScopeRule, Target,
+    TypeFact, TypeSlot, Value,
 };
 use tg_shared::record::{EdgeKind, NodeKind, Resolution};
 
 /// Bumped whenever resolution changes what it produces from the same facts: the no-op output
 /// cache (keyed by it) must not replay edges an older resolver made.
-pub const RESOLVER_REVISION: u32 = 7;
+pub const RESOLVER_REVISION: u32 = 8;
 
 /// At most this many candidates get an `ambiguous` edge each; more means we know nothing.
 const MAX_AMBIGUOUS: usize = 3;
@@ -221,6 +221,34 @@ impl<'a> Resolver<'a> {
                     .find_map(|t| self.module_ref(unit, f, t))
             })
             .collect()
+    }
+
+    /// The file an import depends on: the first module it names that exists, or where the
+    /// language says so ([`Language::imports_reach_definitions`]) the file defining the name
+    /// it imports from a module that re-exports it (`use crate::Reason` reaches `frame/reason.rs`
+    /// through `pub use crate::frame::Reason` in `lib.rs`).
+    fn import_target(&self, unit: &Unit, f: u32, import: &Import) -> Option<u32> {
+        let (index, module) = import
+            .target
+            .iter()
+            .enumerate()
+            .find_map(|(i, t)| Some((i, self.module_ref(unit, f, t)?)))?;
+        let Binding::Member { member, .. } = &import.binding else {
+            return Some(module);
+        };
+        // The first target names the member itself as a module (`use crate::frame`).
+        if index == 0 || !unit.lang.imports_reach_definitions() {
+            return Some(module);
+        }
+        let defined = match self.member_of_module(module, member, 0) {
+            Lookup::Symbols(syms, _) => syms
+                .first()
+                .map(|s| s.0)
+                .filter(|&g| syms.iter().all(|s| s.0 == g)),
+            Lookup::ModuleKey { lang, key } => self.module_by_key(lang, &key, f),
+            _ => None,
+        };
+        Some(defined.unwrap_or(module))
     }
 
     /// Whether each file is a test module another declares (see [`Self::find_test_modules`]).
@@ -440,11 +468,7 @@ impl<'a> Resolver<'a> {
             }
             for import in &unit.facts.imports {
                 let Some(kind) = import.edge else { continue };
-                match import
-                    .target
-                    .iter()
-                    .find_map(|t| self.module_ref(unit, f, t))
-                {
+                match self.import_target(unit, f, import) {
                     Some(target) if target != f => out.push(RawEdge {
                         kind,
                         src: (f, 0),
@@ -1728,6 +1752,37 @@ mod tests {
                 "calls src/lib.rs::Conn::poll -> src/lib.rs::Codec::poll_next (Typed)",
                 "calls src/lib.rs::pinned -> src/lib.rs::Codec::poll_next (Typed)",
                 "calls src/lib.rs::weak -> src/lib.rs::Codec::poll_next (Typed)",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_rust_use_of_a_re_exported_name_depends_on_the_file_defining_it() {
+        let found = relations(&[
+            (
+                "src/lib.rs",
+                "mod frame;\nmod proto;\npub use crate::frame::Reason;\n",
+            ),
+            (
+                "src/frame/mod.rs",
+                "mod reason;\npub use self::reason::Reason;\n",
+            ),
+            ("src/frame/reason.rs", "pub struct Reason;\n"),
+            (
+                "src/proto.rs",
+                "use crate::Reason;\nuse crate::frame;\nuse crate::frame::reason;\n",
+            ),
+        ]);
+        let imports: Vec<&String> = found
+            .iter()
+            .filter(|r| r.starts_with("imports src/proto.rs"))
+            .collect();
+        // Through two re-exports to the definition; a module imported is that module.
+        assert_eq!(
+            imports,
+            [
+                "imports src/proto.rs -> src/frame/mod.rs (Import)",
+                "imports src/proto.rs -> src/frame/reason.rs (Import)",
             ]
         );
     }
