@@ -16,7 +16,7 @@ use std::path::Path;
 pub use view::IndexView;
 
 /// Bumped when the layout or the embedded text changes: an older index is rebuilt whole.
-pub const INDEX_VERSION: u32 = 8;
+pub const INDEX_VERSION: u32 = 9;
 /// `vector` of a symbol with no embedding.
 pub const NO_VECTOR: u32 = u32::MAX;
 
