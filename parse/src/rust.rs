@@ -483,6 +483,8 @@ impl<'s> Walker<'s> {
             "try_expression" | "parenthesized_expression" | "await_expression" => {
                 inner(node.named_child(0))
             }
+            // `match x.lock() { Ok(g) => g, Err(_) => return }`: the unwrapped scrutinee.
+            "match_expression" => inner(unwrapped_scrutinee(node, source)),
             _ => None,
         }
     }
@@ -1069,6 +1071,35 @@ fn generic_bounds(function: Node, source: &str) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// The scrutinee of a `match` that unwraps it: an arm `Some(v) => v` or `Ok(v) => v` gives
+/// the scrutinee's wrapped value (the other arms return, panic or give a default).
+fn unwrapped_scrutinee<'t>(node: Node<'t>, source: &str) -> Option<Node<'t>> {
+    let body = node.child_by_field_name("body")?;
+    let mut cursor = body.walk();
+    let unwraps = body
+        .named_children(&mut cursor)
+        .filter(|arm| arm.kind() == "match_arm")
+        .any(|arm| {
+            let pattern = arm
+                .child_by_field_name("pattern")
+                .and_then(|p| p.named_child(0))
+                .filter(|p| p.kind() == "tuple_struct_pattern");
+            let bound = pattern.and_then(|p| bound_identifier(p, source));
+            let value = arm.child_by_field_name("value").map(|v| match v.kind() {
+                // `Ok(v) => { v }`
+                "block" if v.named_child_count() == 1 => v.named_child(0).unwrap_or(v),
+                _ => v,
+            });
+            matches!((bound, value), (Some(b), Some(v))
+                if v.kind() == "identifier" && text(v, source) == text(b, source))
+        });
+    if unwraps {
+        node.child_by_field_name("value")
+    } else {
+        None
+    }
 }
 
 /// The variable a `let` pattern binds: `x`, `mut x`, `ref x`, `Some(x)`, `Ok(x)`.

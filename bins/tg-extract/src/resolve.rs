@@ -1788,6 +1788,28 @@ mod tests {
     }
 
     #[test]
+    fn a_rust_match_that_unwraps_gives_the_wrapped_value() {
+        let found = relations(&[(
+            "src/lib.rs",
+            "use std::sync::Mutex;\npub struct Inner;\nimpl Inner { pub fn transition(&mut self) {} }\n\
+             pub struct S { inner: Mutex<Inner> }\nimpl S {\n    pub fn drop_ref(&self) {\n\
+                     let mut me = match self.inner.lock() { Ok(inner) => inner, Err(_) => return };\n\
+                     me.transition();\n    }\n}\n\
+             pub fn opt(o: Option<Inner>) {\n    let mut x = match o { Some(x) => { x } None => { return; } };\n    x.transition();\n}\n\
+             pub fn other(o: Option<Inner>) {\n    let y = match o { Some(x) => 1, None => 2 };\n    y.transition();\n}\n",
+        )]);
+        let calls: Vec<&String> = found.iter().filter(|r| r.starts_with("calls ")).collect();
+        // Not `other`: its match gives numbers.
+        assert_eq!(
+            calls,
+            [
+                "calls src/lib.rs::S::drop_ref -> src/lib.rs::Inner::transition (Typed)",
+                "calls src/lib.rs::opt -> src/lib.rs::Inner::transition (Typed)",
+            ]
+        );
+    }
+
+    #[test]
     fn a_rust_let_binding_shadows_same_named_functions_elsewhere() {
         let found = relations(&[
             (
