@@ -1026,3 +1026,45 @@ fn zero_token_mode_sticks_until_enrich_auto() {
     );
     assert_eq!(init_json(dir, &[]).0["status"], "needs_confirmation");
 }
+
+/// `tldrgraph layers` checks the config with the stages beside it (an agent may have only
+/// `tldrgraph` on its PATH): what each layer matches, or every problem of a broken config.
+#[test]
+fn layers_checks_the_config_with_the_stages_beside_it() {
+    let repo = copy_fixture("python");
+    let dir = repo.path();
+    fs::create_dir_all(dir.join(".tldrgraph")).expect("mkdir");
+    write_config(dir, PYTHON_LAYERS);
+    let valid = run("tldrgraph", dir, &["layers", "--json"]);
+    assert_eq!(valid.status.code(), Some(0), "{valid:?}");
+    let report: Value = serde_json::from_slice(&valid.stdout).expect("a JSON report");
+    assert_eq!(report["valid"], true);
+    // Every module, class and def of the fixture, as Python's `ast` counts them.
+    assert_eq!(report["nodes"], 32, "{report}");
+    let models = report["layers"]
+        .as_array()
+        .expect("layers")
+        .iter()
+        .find(|l| l["id"] == "models")
+        .expect("the models layer");
+    assert!(models["examples"]
+        .as_array()
+        .expect("examples")
+        .iter()
+        .any(|e| e.as_str().is_some_and(|id| id.starts_with("pkg/models.py"))));
+
+    write_config(
+        dir,
+        &PYTHON_LAYERS.replace(
+            "    paths: [\"pkg/models.py\"]",
+            "    pathz: [\"pkg/models.py\"]",
+        ),
+    );
+    let invalid = run("tldrgraph", dir, &["layers"]);
+    assert_eq!(invalid.status.code(), Some(65));
+    let stderr = String::from_utf8_lossy(&invalid.stderr);
+    assert!(
+        stderr.contains("layers.config.yaml:19:5: unknown key `pathz`; did you mean `paths`?"),
+        "{stderr}"
+    );
+}

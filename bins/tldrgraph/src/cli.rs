@@ -35,6 +35,10 @@ pub enum Command {
     /// config changed since the last build), 15 never built, 16 the state cannot be read
     /// (a damaged .tldrgraph/state.json, or tg-status failed).
     Status(StatusArgs),
+    /// Check .tldrgraph/layers.config.yaml: whether it is valid and what each layer matches,
+    /// with examples (runs `tg-extract | tg-classify --check` with the stages beside this
+    /// binary). Exit 0 when valid, 65 when not (every problem listed).
+    Layers(AskArgs),
     /// Write .tldrgraph/AGENT_CONTRACT.md (only if its content changed), or with --check
     /// report whether the file matches what this build writes (exit 1 if not).
     Contract(ContractArgs),

@@ -62,7 +62,7 @@ Run `tldrgraph init --json` and act on the `status` it prints, as
 `.tldrgraph/AGENT_CONTRACT.md` describes, until the status is `done`:
 - `needs_layers`: read `.tldrgraph/symbols.md`, design the layers of this repository in
   `.tldrgraph/layers.config.yaml` (schema in AGENT_CONTRACT.md), check them with
-  `tg-extract . | tg-classify --check`, then run `tldrgraph init --json` again;
+  `tldrgraph layers`, then run `tldrgraph init --json` again;
 - `error`: fix what `error` and `hint` name, then run it again;
 - any other state: follow AGENT_CONTRACT.md.
 Then use `.tldrgraph/layers.yaml` and `.tldrgraph/graph.json` to answer questions about the

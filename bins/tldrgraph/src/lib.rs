@@ -46,6 +46,7 @@ pub fn run(cli: &Cli) -> i32 {
     match &cli.command {
         Command::Init(args) => init(args),
         Command::Status(args) => status(args),
+        Command::Layers(args) => layers_command(args),
         Command::Contract(args) => contract(args),
         Command::Install(args) => install_command(args, true),
         Command::Uninstall(args) => install_command(args, false),
@@ -95,6 +96,69 @@ fn ask(args: &AskArgs, rest: Vec<OsString>) -> i32 {
             exit::UNAVAILABLE,
             format!("cannot run tg-query: {err}"),
         )),
+    }
+}
+
+/// What each layer of the config matches: `tg-extract | tg-classify --check`, its report
+/// printed as tg-classify prints it and its exit code returned (65: the config is invalid).
+fn layers_command(args: &AskArgs) -> i32 {
+    let (root, located) = match prepare(args.root.as_deref(), &["tg-extract", "tg-classify"]) {
+        Ok(prepared) => prepared,
+        Err((failure, _)) => return report(&failure),
+    };
+    let stages: Vec<Stage> = located
+        .into_iter()
+        .map(|(name, exe)| {
+            let mut stage_args: Vec<OsString> =
+                vec!["--root".into(), root.clone().into_os_string()];
+            if name == "tg-extract" {
+                stage_args.push(root.clone().into_os_string());
+            } else {
+                stage_args.push("--check".into());
+                if args.json {
+                    stage_args.push("--json".into());
+                }
+            }
+            Stage {
+                name,
+                exe,
+                args: stage_args,
+            }
+        })
+        .collect();
+    let mut printed = Ok(0);
+    let finished = pipeline::run(&stages, &[], false, false, &mut |out| {
+        printed = std::io::copy(out, &mut std::io::stdout().lock());
+    });
+    let finished = match finished {
+        Ok(finished) => finished,
+        Err(e) => {
+            let failure = Failure::new(
+                exit::UNAVAILABLE,
+                format!("cannot run {}: {}", e.stage, e.error),
+            );
+            return report(&failure);
+        }
+    };
+    if let Err(err) = printed {
+        return report(&Failure::new(
+            exit::IO,
+            format!("cannot print the report: {err}"),
+        ));
+    }
+    // tg-classify's problems (an invalid config) are part of its report; tg-extract's
+    // progress is not, unless it failed.
+    for outcome in &finished.outcomes {
+        if outcome.name == "tg-classify" || !outcome.status.success() {
+            for line in &outcome.stderr {
+                eprintln!("{line}");
+            }
+        }
+    }
+    // The verdict is tg-classify's; tg-extract failing under a valid verdict leaves it unsure.
+    match finished.outcomes.iter().rev().find(|o| !o.status.success()) {
+        Some(failed) => failed.status.code().unwrap_or(exit::SOFTWARE),
+        None => exit::OK,
     }
 }
 
