@@ -1672,6 +1672,14 @@ mod tests {
         relations_with(files, &[])
     }
 
+    /// The `calls` lines of relations.
+    fn only_calls(found: Vec<String>) -> Vec<String> {
+        found
+            .into_iter()
+            .filter(|r| r.starts_with("calls "))
+            .collect()
+    }
+
     fn relations_with(files: &[(&str, &str)], aliases: &[PackageAlias]) -> Vec<String> {
         let facts: Vec<(String, &'static dyn Language, FileFacts)> = files
             .iter()
@@ -1721,7 +1729,7 @@ mod tests {
              pub fn by_ref<B>(item: &mut Frame<B>) {\n    match item { Frame::Data(ref mut v) => v.encode() }\n}\n\
              pub fn opt(item: Option<Data<u8>>) { if let Some(mut v) = item { v.encode(); } }\n",
         )]);
-        let calls: Vec<&String> = found.iter().filter(|r| r.starts_with("calls ")).collect();
+        let calls = only_calls(found);
         assert_eq!(
             calls,
             [
@@ -1744,7 +1752,7 @@ mod tests {
              pub fn weak(w: Weak<Codec>) { w.upgrade().unwrap().poll_next(); }\n\
              pub fn pinned(c: Pin<&mut Codec>) { c.poll_next(); }\n",
         )]);
-        let calls: Vec<&String> = found.iter().filter(|r| r.starts_with("calls ")).collect();
+        let calls = only_calls(found);
         assert_eq!(
             calls,
             [
@@ -1798,7 +1806,7 @@ mod tests {
              pub fn opt(o: Option<Inner>) {\n    let mut x = match o { Some(x) => { x } None => { return; } };\n    x.transition();\n}\n\
              pub fn other(o: Option<Inner>) {\n    let y = match o { Some(x) => 1, None => 2 };\n    y.transition();\n}\n",
         )]);
-        let calls: Vec<&String> = found.iter().filter(|r| r.starts_with("calls ")).collect();
+        let calls = only_calls(found);
         // Not `other`: its match gives numbers.
         assert_eq!(
             calls,
@@ -1818,7 +1826,7 @@ mod tests {
             ),
             ("src/timeouts.rs", "pub fn config() {}\npub fn agent() {}\n"),
         ]);
-        let calls: Vec<&String> = found.iter().filter(|r| r.starts_with("calls ")).collect();
+        let calls = only_calls(found);
         // The closure, not `timeouts::config`; `let agent = agent()` calls the function.
         assert_eq!(
             calls,
@@ -1854,7 +1862,7 @@ mod tests {
     fn reading_a_property_calls_its_getter_and_nothing_else_read_is_an_edge() {
         let models = "import functools\n\nclass Base:\n    @property\n    def name(self):\n        return self._compute()\n\n    @name.setter\n    def name(self, value):\n        self._name = value\n\n    def _compute(self):\n        return 'x'\n\n    @functools.cached_property\n    def size(self):\n        return 1\n\n\nclass Child(Base):\n    def describe(self):\n        n = self.name\n        self.name = 'y'\n        del self.name\n        self.count = self.size\n        return n\n\n    def written(self):\n        self.name, self.other = 1, 2\n        for self.name in []:\n            pass\n\n    def plain(self):\n        return self.other\n\n\ndef typed(b: Base):\n    return b.name\n\n\ndef untyped(b):\n    return b.name\n\n\ndef augmented(b: Base):\n    b.size += 1\n";
         let found = relations(&[("pkg/models.py", models)]);
-        let calls: Vec<&String> = found.iter().filter(|r| r.starts_with("calls ")).collect();
+        let calls = only_calls(found);
         assert_eq!(
             calls,
             [
@@ -2005,7 +2013,7 @@ mod tests {
         ];
         let aliases = [("rust", "core_lib".to_string(), "core/crate".to_string())];
         let found = relations_with(&files, &aliases);
-        let calls: Vec<&String> = found.iter().filter(|r| r.starts_with("calls ")).collect();
+        let calls = only_calls(found.clone());
         assert_eq!(
             calls,
             [
