@@ -126,6 +126,19 @@ fn query_answers_with_flows_a_context_pack_and_json() {
     let web_results = web["results"].as_array().expect("results");
     assert!(!web_results.is_empty(), "{web}");
     assert!(web_results.iter().all(|r| r["layer"] == "Web"), "{web}");
+    // Beside the name, the id `check`, `impact` and `--layer` use, for each hit and its flow.
+    assert!(web_results.iter().all(|r| r["layer_id"] == "web"), "{web}");
+    let flow_ids: Vec<&str> = web_results
+        .iter()
+        .flat_map(|r| r["flow"].as_array().expect("flow"))
+        .map(|row| row["layer_id"].as_str().expect("a flow row's layer id"))
+        .collect();
+    assert!(
+        flow_ids
+            .iter()
+            .all(|id| ["web", "api", "models", "shared"].contains(id)),
+        "{flow_ids:?}"
+    );
     // The layer as answers print it (its name) filters the same.
     let (by_name, _) = json_payload(&tldrgraph(
         dir,

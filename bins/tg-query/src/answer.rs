@@ -37,6 +37,8 @@ pub struct SearchResult {
     pub id: String,
     pub kind: String,
     pub layer: String,
+    /// The layer's id, as `check`, `impact` and `--layer` name it (`layer` is its name).
+    pub layer_id: String,
     pub file: String,
     pub line_start: u32,
     pub line_end: u32,
@@ -108,6 +110,7 @@ fn search_result(graph: &Graph, rank: usize, hit: &Hit, flow: Vec<FlowRow>) -> S
         id: symbol.id().into_owned(),
         kind: symbol.kind.as_str().into(),
         layer: graph.layer_name(hit.symbol).into(),
+        layer_id: graph.layer_id(hit.symbol).into(),
         file: symbol.file().into_owned(),
         line_start: symbol.line_start,
         line_end: symbol.line_end,
@@ -154,6 +157,8 @@ pub struct Neighbour {
     pub id: String,
     pub kind: String,
     pub layer: String,
+    /// The layer's id, as `check`, `impact` and `--layer` name it (`layer` is its name).
+    pub layer_id: String,
     pub file: String,
     pub line_start: u32,
     pub line_end: u32,
@@ -236,6 +241,7 @@ pub fn neighbours(
                 id: s.id().into_owned(),
                 kind: s.kind.as_str().into(),
                 layer: graph.layer_name(i).into(),
+                layer_id: graph.layer_id(i).into(),
                 file: s.file().into_owned(),
                 line_start: s.line_start,
                 line_end: s.line_end,
@@ -280,6 +286,8 @@ pub struct SymbolAnswer {
     pub intent_source: Option<String>,
     pub doc: Option<String>,
     pub layer: String,
+    /// The layer's id, as `check`, `impact` and `--layer` name it (`layer` is its name).
+    pub layer_id: String,
     /// `product`, `test`, `example`, `generated` or `tooling`.
     pub role: String,
     /// The type or module it is defined in.
@@ -314,6 +322,7 @@ pub fn symbol(graph: &Graph, root: &Path, i: u32, with_source: bool) -> SymbolAn
         intent_source,
         doc: s.doc().map(Cow::into_owned),
         layer: graph.layer_name(i).into(),
+        layer_id: graph.layer_id(i).into(),
         role: s.role.as_str().into(),
         parent: s.parent.map(|p| graph.symbol(p).id().into_owned()),
         implements: s.implements().map(Cow::into_owned),

@@ -232,6 +232,14 @@ impl Graph {
             .map_or("-", |l| l.name.as_str())
     }
 
+    /// The id of the symbol's layer (`-` when it has none).
+    pub fn layer_id(&self, i: u32) -> &str {
+        self.symbol(i)
+            .layer
+            .and_then(|l| self.index.layers().get(l as usize))
+            .map_or("-", |l| l.id.as_str())
+    }
+
     /// Position of the symbol's layer in the layers' order (unlayered last).
     pub fn layer_rank(&self, i: u32) -> u32 {
         self.symbol(i).layer.unwrap_or(u32::MAX)

@@ -294,6 +294,8 @@ pub struct FlowRow {
     #[cfg_attr(feature = "schema", schemars(skip))]
     pub symbol: u32,
     pub layer: String,
+    /// The layer's id, as `check`, `impact` and `--layer` name it (`layer` is its name).
+    pub layer_id: String,
     pub id: String,
     pub intent: Option<String>,
     /// `agent`, `llm`, `doc`, or `doc-comment` when the intent is the raw doc line.
@@ -330,6 +332,7 @@ fn row(graph: &Graph, i: u32, depth: u32, via: Option<u32>) -> FlowRow {
     FlowRow {
         symbol: i,
         layer: graph.layer_name(i).to_string(),
+        layer_id: graph.layer_id(i).to_string(),
         id: symbol.id().into_owned(),
         intent,
         intent_source,
