@@ -352,6 +352,8 @@ impl<'s> Walker<'s> {
             let mut parts = vec![text(tokens[i - 1], source).to_string()];
             let mut j = i - 1;
             let mut separator = None;
+            // `Pin::new(&mut self.codec).poll_next(cx)`: the receiver a std pointer wraps.
+            let mut wrapped = None;
             while j >= 2 {
                 let sep = tokens[j - 1].kind();
                 let head = tokens[j - 2];
@@ -359,8 +361,15 @@ impl<'s> Walker<'s> {
                     break;
                 }
                 if !matches!(head.kind(), "identifier" | "self" | "crate" | "super") {
-                    // `f(x).m()`, `a[0].m()`: a receiver we cannot state.
-                    parts.clear();
+                    wrapped = (sep == "." && parts.len() == 1)
+                        .then(|| wrapped_receiver_tokens(&tokens, j - 2, source))
+                        .flatten();
+                    if wrapped.is_some() {
+                        separator = Some(sep);
+                    } else {
+                        // `f(x).m()`, `a[0].m()`: a receiver we cannot state.
+                        parts.clear();
+                    }
                     break;
                 }
                 separator = Some(sep);
@@ -368,13 +377,18 @@ impl<'s> Walker<'s> {
                 j -= 2;
             }
             // A chain continued from a call or an index (`x().m()`) is not followed.
-            if parts.is_empty() || (j >= 1 && matches!(tokens[j - 1].kind(), "." | "::")) {
+            let continued = j >= 1 && matches!(tokens[j - 1].kind(), "." | "::");
+            if parts.is_empty() || (continued && wrapped.is_none()) {
                 continue;
             }
             parts.reverse();
             let target = match separator {
                 None => Some(Target::Name(parts.remove(0))),
                 Some("::") => self.path_target(parts, scope),
+                Some(_) if wrapped.is_some() => wrapped.take().map(|receiver| Target::Method {
+                    receiver: Box::new(receiver),
+                    name: parts.remove(0).into(),
+                }),
                 Some(_) => {
                     let name = parts.pop().unwrap_or_default();
                     let mut value = match parts[0].as_str() {
@@ -963,6 +977,42 @@ const TRANSPARENT_WRAPPERS: &[&str] = &[
 /// `Box::new(x)`, `Arc::new(x)`); `Cell` and `Cow` are left out, as common names of a crate's
 /// own types.
 const POINTER_CONSTRUCTORS: &[&str] = &["Arc", "Box", "Mutex", "Pin", "Rc", "RefCell", "RwLock"];
+
+/// In a macro's tokens, the value a std pointer built just before `tokens[group]` wraps:
+/// `Pin::new(&mut self.codec)` gives `self.codec` ([`POINTER_CONSTRUCTORS`]).
+fn wrapped_receiver_tokens(tokens: &[Node], group: usize, source: &str) -> Option<Value> {
+    if group < 3 || tokens[group].kind() != "token_tree" {
+        return None;
+    }
+    let (pointer, separator, constructor) =
+        (tokens[group - 3], tokens[group - 2], tokens[group - 1]);
+    if separator.kind() != "::"
+        || !matches!(text(constructor, source), "new" | "pin")
+        || !POINTER_CONSTRUCTORS.contains(&text(pointer, source))
+    {
+        return None;
+    }
+    let mut cursor = tokens[group].walk();
+    let chain: Vec<Node> = tokens[group]
+        .children(&mut cursor)
+        .filter(|t| !matches!(t.kind(), "(" | ")" | "&" | "mut" | "mutable_specifier"))
+        .collect();
+    let (head, rest) = chain.split_first()?;
+    let mut value = match head.kind() {
+        "self" => Value::SelfType,
+        "identifier" => Value::Name(text(*head, source).to_string()),
+        _ => return None,
+    };
+    for pair in rest.chunks(2) {
+        match pair {
+            [dot, field] if dot.kind() == "." && field.kind() == "identifier" => {
+                value = Value::Attr(Box::new(value), text(*field, source).to_string());
+            }
+            _ => return None,
+        }
+    }
+    Some(value)
+}
 
 /// The argument of a std pointer's constructor (`Pin::new(x)`, `Box::pin(x)`,
 /// [`POINTER_CONSTRUCTORS`]), whose methods the pointer's value reaches.

@@ -1796,6 +1796,26 @@ mod tests {
     }
 
     #[test]
+    fn a_pointer_built_inside_a_macro_s_arguments_reaches_what_it_wraps() {
+        let found = relations(&[(
+            "src/lib.rs",
+            "use std::pin::Pin;\nmacro_rules! ready { ($e:expr) => { $e } }\n\
+             pub struct Codec;\nimpl Codec { pub fn poll_next(&mut self) -> u8 { 0 } }\n\
+             pub struct Conn { codec: Codec }\nimpl Conn {\n\
+                 pub fn poll(&mut self) -> u8 { ready!(Pin::new(&mut self.codec).poll_next()) }\n}\n\
+             pub fn free(c: &mut Codec) -> u8 { ready!(Box::pin(c).poll_next()) }\n",
+        )]);
+        let calls = only_calls(found);
+        assert_eq!(
+            calls,
+            [
+                "calls src/lib.rs::Conn::poll -> src/lib.rs::Codec::poll_next (Typed)",
+                "calls src/lib.rs::free -> src/lib.rs::Codec::poll_next (Typed)",
+            ]
+        );
+    }
+
+    #[test]
     fn a_rust_match_that_unwraps_gives_the_wrapped_value() {
         let found = relations(&[(
             "src/lib.rs",
