@@ -978,6 +978,11 @@ const TRANSPARENT_WRAPPERS: &[&str] = &[
 /// own types.
 const POINTER_CONSTRUCTORS: &[&str] = &["Arc", "Box", "Mutex", "Pin", "Rc", "RefCell", "RwLock"];
 
+/// `Pin::new`, `Box::pin`, `Arc::new`: a std pointer's constructor ([`POINTER_CONSTRUCTORS`]).
+fn constructs_pointer(pointer: &str, constructor: &str) -> bool {
+    matches!(constructor, "new" | "pin") && POINTER_CONSTRUCTORS.contains(&pointer)
+}
+
 /// In a macro's tokens, the value a std pointer built just before `tokens[group]` wraps:
 /// `Pin::new(&mut self.codec)` gives `self.codec` ([`POINTER_CONSTRUCTORS`]).
 fn wrapped_receiver_tokens(tokens: &[Node], group: usize, source: &str) -> Option<Value> {
@@ -987,8 +992,7 @@ fn wrapped_receiver_tokens(tokens: &[Node], group: usize, source: &str) -> Optio
     let (pointer, separator, constructor) =
         (tokens[group - 3], tokens[group - 2], tokens[group - 1]);
     if separator.kind() != "::"
-        || !matches!(text(constructor, source), "new" | "pin")
-        || !POINTER_CONSTRUCTORS.contains(&text(pointer, source))
+        || !constructs_pointer(text(pointer, source), text(constructor, source))
     {
         return None;
     }
@@ -1024,9 +1028,7 @@ fn wrapped_argument<'t>(call: Node<'t>, function: Node, source: &str) -> Option<
     let [.., pointer, constructor] = segments.as_slice() else {
         return None;
     };
-    if !matches!(constructor.as_str(), "new" | "pin")
-        || !POINTER_CONSTRUCTORS.contains(&pointer.as_str())
-    {
+    if !constructs_pointer(pointer, constructor) {
         return None;
     }
     let arguments = call.child_by_field_name("arguments")?;
