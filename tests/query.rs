@@ -195,7 +195,7 @@ fn only_changed_texts_are_embedded_again_and_gone_symbols_lose_their_vectors() {
     let dir = repo.path();
     assert_eq!(
         embed_stderr(dir, &[]),
-        "tg-embed: 26 symbols indexed; 26 texts embedded, 0 reused"
+        "tg-embed: 26 symbols indexed; 26 texts embedded, 0 reused; 32 lexical texts tokenised"
     );
     assert_eq!(
         embed_stderr(dir, &[]),
@@ -217,7 +217,7 @@ fn only_changed_texts_are_embedded_again_and_gone_symbols_lose_their_vectors() {
     .expect("write");
     assert_eq!(
         embed_stderr(dir, &[]),
-        "tg-embed: 27 symbols indexed; 1 texts embedded, 26 reused"
+        "tg-embed: 27 symbols indexed; 1 texts embedded, 26 reused; 1 lexical texts tokenised"
     );
     assert_eq!(
         vectors(dir),
@@ -227,7 +227,7 @@ fn only_changed_texts_are_embedded_again_and_gone_symbols_lose_their_vectors() {
     fs::write(&util, text).expect("write");
     assert_eq!(
         embed_stderr(dir, &[]),
-        "tg-embed: 26 symbols indexed; 0 texts embedded, 26 reused"
+        "tg-embed: 26 symbols indexed; 0 texts embedded, 26 reused; 0 lexical texts tokenised"
     );
     assert_eq!(vectors(dir), before, "the removed symbol's vector is gone");
     // Lexical only: no vectors, and `done` says so.
@@ -772,6 +772,90 @@ fn tg_embed_passes_an_unchanged_stream_through_with_the_same_bytes() {
     let said = String::from_utf8_lossy(&third.stderr);
     assert!(said.contains("26 texts embedded, 0 reused"), "{said}");
     assert_eq!(third.stdout, first.stdout);
+}
+
+/// The stream tg-extract | tg-classify | tg-plan | tg-enrich gives in `dir`, into `file`.
+fn write_stream(dir: &Path, file: &str) {
+    let bin = |name: &str| stage(name).display().to_string();
+    let upstream = format!(
+        "{} . | {} | {} --enrich off | {} --enrich off > {file}",
+        bin("tg-extract"),
+        bin("tg-classify"),
+        bin("tg-plan"),
+        bin("tg-enrich")
+    );
+    let made = Command::new("bash")
+        .args(["-c", &upstream])
+        .current_dir(dir)
+        .output()
+        .expect("run");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+}
+
+#[test]
+fn postings_tokenise_only_changed_texts_and_equal_a_full_build() {
+    let repo = layered_fixture("python");
+    let dir = repo.path();
+    write_stream(dir, "before.ndjson");
+    // A new function that calls `helper`: its own text, and the text of nothing else (a text
+    // names what a symbol calls, not its callers).
+    let util = dir.join("pkg/util.py");
+    let text = fs::read_to_string(&util).expect("read");
+    assert!(text.contains("def helper("), "{text}");
+    fs::write(
+        &util,
+        format!("{text}\n\ndef brand_new(a, b):\n    return helper(a)\n"),
+    )
+    .expect("write");
+    write_stream(dir, "after.ndjson");
+    let embed = |stream: &str| {
+        let out = Command::new(stage("tg-embed"))
+            .args(["-i", stream, "-o", "/dev/null"])
+            .current_dir(dir)
+            .env_remove("TLDRGRAPH_EMBEDDINGS")
+            .output()
+            .expect("run tg-embed");
+        assert!(out.status.success());
+        let said = String::from_utf8_lossy(&out.stderr).to_string();
+        let line = said.lines().last().unwrap_or_default().to_string();
+        (
+            line,
+            fs::read(dir.join(".tldrgraph/search.bin")).expect("index"),
+        )
+    };
+    let keys = dir.join(".tldrgraph/cache/postings.keys");
+    let (said, _) = embed("before.ndjson");
+    assert!(said.ends_with("; 32 lexical texts tokenised"), "{said}");
+    let (said, reused) = embed("after.ndjson");
+    assert!(said.ends_with("; 1 lexical texts tokenised"), "{said}");
+    // The same index from every text tokenised again: without the keys, then with keys that
+    // belong to another index, then with damaged keys.
+    let rebuild = |spoil: &dyn Fn()| {
+        embed("before.ndjson");
+        spoil();
+        let (said, full) = embed("after.ndjson");
+        assert!(said.ends_with("; 33 lexical texts tokenised"), "{said}");
+        assert!(
+            full == reused,
+            "the reused postings differ from a full build"
+        );
+    };
+    rebuild(&|| fs::remove_file(&keys).expect("remove keys"));
+    let other_index = fs::read(&keys).expect("keys");
+    embed("before.ndjson");
+    rebuild(&|| fs::write(&keys, &other_index).expect("write keys"));
+    rebuild(&|| {
+        let mut bytes = fs::read(&keys).expect("keys");
+        bytes.truncate(bytes.len() - 3);
+        fs::write(&keys, bytes).expect("write keys");
+    });
+    // A symbol gone: nothing to tokenise, and its terms leave the index.
+    let (said, _) = embed("before.ndjson");
+    assert!(said.ends_with("; 0 lexical texts tokenised"), "{said}");
 }
 
 /// Roles decided by the language rules and by a layer's `role:`, an `exclude:` list that keeps

@@ -140,6 +140,13 @@ impl Store {
             .join(artifacts::MODEL_VERIFIED)
     }
 
+    /// The keys of the indexed symbols' lexical texts ([`artifacts::POSTINGS_KEYS`]).
+    pub fn postings_keys_path(&self) -> PathBuf {
+        self.dir
+            .join(artifacts::CACHE_DIR)
+            .join(artifacts::POSTINGS_KEYS)
+    }
+
     /// The lock file that serialises runs on one repository.
     pub fn lock_path(&self) -> PathBuf {
         self.dir.join(artifacts::LOCK)

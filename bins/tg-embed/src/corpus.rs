@@ -2,11 +2,8 @@
 //! the two texts of a million symbols would take a gigabyte).
 
 use crate::text::{self, Facts, NEIGHBOURS};
-use rayon::prelude::*;
-use rustc_hash::FxHashMap;
-use tg_shared::lexical;
 use tg_shared::record::EdgeKind;
-use tg_shared::search::{IndexEdge, IndexLayer, IndexSymbol, Postings};
+use tg_shared::search::{IndexEdge, IndexLayer, IndexSymbol};
 
 /// The symbols with the first [`NEIGHBOURS`] symbols each calls and is called by.
 pub struct Corpus<'a> {
@@ -15,10 +12,6 @@ pub struct Corpus<'a> {
     calls: Vec<Vec<u32>>,
     called_by: Vec<Vec<u32>>,
 }
-
-/// Symbols whose lexical texts are tokenised at a time: the merge stays in document order and
-/// only one chunk's terms are held.
-const POSTINGS_CHUNK: usize = 16_384;
 
 impl<'a> Corpus<'a> {
     /// `edges` sorted as the index keeps them: neighbours come in index order.
@@ -72,39 +65,13 @@ impl<'a> Corpus<'a> {
         self.with_facts(i, text::embedding_text)
     }
 
-    /// BM25 postings over every symbol's lexical text.
-    pub fn postings(&self) -> Postings {
-        let mut by_term: FxHashMap<String, Vec<(u32, u16)>> = FxHashMap::default();
-        let mut lengths = Vec::with_capacity(self.symbols.len());
-        let all: Vec<usize> = (0..self.symbols.len()).collect();
-        for chunk in all.chunks(POSTINGS_CHUNK) {
-            // Terms per document in parallel; merged in document order, so lists come sorted.
-            let per_doc: Vec<(u32, Vec<(String, u16)>)> = chunk
-                .par_iter()
-                .map(|&i| {
-                    let terms = lexical::terms(&self.with_facts(i, text::lexical_text));
-                    let mut counts: FxHashMap<String, u16> = FxHashMap::default();
-                    for term in &terms {
-                        let count = counts.entry(term.clone()).or_default();
-                        *count = count.saturating_add(1);
-                    }
-                    (terms.len() as u32, counts.into_iter().collect())
-                })
-                .collect();
-            for (&doc, (length, counts)) in chunk.iter().zip(per_doc) {
-                lengths.push(length);
-                for (term, tf) in counts {
-                    by_term.entry(term).or_default().push((doc as u32, tf));
-                }
-            }
-        }
-        let mut sorted: Vec<(String, Vec<(u32, u16)>)> = by_term.into_iter().collect();
-        sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let (terms, lists) = sorted.into_iter().unzip();
-        Postings {
-            terms,
-            lists,
-            lengths,
-        }
+    /// How many symbols.
+    pub fn len(&self) -> usize {
+        self.symbols.len()
+    }
+
+    /// The text BM25 indexes for symbol `i`.
+    pub fn lexical_text(&self, i: usize) -> String {
+        self.with_facts(i, text::lexical_text)
     }
 }

@@ -4,6 +4,7 @@
 pub mod cli;
 mod collect;
 mod corpus;
+pub mod postings;
 pub mod text;
 mod vectors;
 
@@ -123,8 +124,9 @@ fn fingerprint_start(chosen: &Option<Result<Embedder, String>>) -> Hasher {
 }
 
 /// Moves the matrix into place, then writes the index and the checksums that vouch for the
-/// pair, under the store's lock. A file whose bytes did not change keeps its mtime.
-fn write_index(store: &Store, index: &SearchIndex, matrix: AtomicFile) -> Result<(), Failure> {
+/// pair, under the store's lock; gives the index's hash. A file whose bytes did not change
+/// keeps its mtime.
+fn write_index(store: &Store, index: &SearchIndex, matrix: AtomicFile) -> Result<String, Failure> {
     let _lock = store
         .lock()
         .map_err(|e| Failure::cant_write(&store.lock_path(), &e))?;
@@ -149,7 +151,7 @@ fn write_index(store: &Store, index: &SearchIndex, matrix: AtomicFile) -> Result
         .map_err(|e| Failure::cant_write(&sums_path, &e))?;
     // An older version's f32 matrix is nobody's now.
     let _ = std::fs::remove_file(store.path(artifacts::LEGACY_SEARCH_VECTORS));
-    Ok(())
+    Ok(index_hash)
 }
 
 /// The `needs_embeddings` status for a build whose vectors are missing for `reason`.
@@ -204,7 +206,9 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     progress.phase("read stream");
     let edges = seen.link();
     let corpus = Corpus::new(&seen.symbols, &seen.layers, &edges);
-    let postings = corpus.postings();
+    let previous = postings::Previous::open(&store);
+    let built = postings::build(&corpus, previous.as_ref());
+    drop(previous);
     progress.phase("build postings");
 
     // Embeddings: reuse vectors whose text is unchanged, embed the rest.
@@ -250,16 +254,22 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         layers: seen.layers,
         symbols: seen.symbols,
         edges,
-        postings,
+        postings: built.postings,
     };
-    write_index(&store, &index, matrix)?;
+    let index_hash = write_index(&store, &index, matrix)?;
+    if let Err(err) = postings::save_keys(&store, &index_hash, &built.keys) {
+        progress.say(format_args!(
+            "warning: cannot write {}: {err}; the next build tokenises every text",
+            store.postings_keys_path().display()
+        ));
+    }
     progress.phase("write");
     finish(output, &index.head, &vectors, model_missing)?;
     match &vectors.problem {
         Some(reason) => progress.say(format_args!("lexical index only: {reason}")),
         None => progress.say(format_args!(
-            "{} symbols indexed; {} texts embedded, {} reused",
-            index.head.symbols, vectors.embedded, vectors.reused
+            "{} symbols indexed; {} texts embedded, {} reused; {} lexical texts tokenised",
+            index.head.symbols, vectors.embedded, vectors.reused, built.tokenised
         )),
     }
     Ok(())

@@ -84,6 +84,10 @@ pub const VECTORS_VERIFIED: &str = "vectors.i8.verified";
 /// model id: while it holds, a query does not hash the 47 MB table again (inside
 /// [`CACHE_DIR`]; `tg_shared::embed::service::for_index`).
 pub const MODEL_VERIFIED: &str = "model.verified";
+/// The key of each indexed symbol's lexical text, in the order of the index search.sum vouches
+/// for: a rebuild takes the terms of an unchanged text from that index instead of
+/// tokenising it again (inside [`CACHE_DIR`]; tg-embed).
+pub const POSTINGS_KEYS: &str = "postings.keys";
 /// The words the repository's code writes, summed over its files, for dead-code (inside
 /// [`CACHE_DIR`]; `tg_lang::words::WordTable`).
 pub const WORDS: &str = "words.bin";

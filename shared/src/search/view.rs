@@ -376,13 +376,14 @@ impl IndexView {
             match self.text(Column::Term, mid as u32).as_ref().cmp(term) {
                 std::cmp::Ordering::Less => low = mid + 1,
                 std::cmp::Ordering::Greater => high = mid,
-                std::cmp::Ordering::Equal => return self.posting_list(mid),
+                std::cmp::Ordering::Equal => return self.postings_at(mid),
             }
         }
         Vec::new()
     }
 
-    fn posting_list(&self, t: usize) -> Vec<(u32, u16)> {
+    /// The postings of the `t`-th term in sorted order ([`Self::text`] of [`Column::Term`]).
+    pub fn postings_at(&self, t: usize) -> Vec<(u32, u16)> {
         let offsets = Section::PostingOffsets;
         let (a, b) = (self.u32_of(offsets, t), self.u32_of(offsets, t + 1));
         let bytes = self.slice(
