@@ -62,6 +62,7 @@ pub struct SymbolInfo {
 struct Seen {
     symbols: Vec<SymbolInfo>,
     index: FxHashMap<String, usize>,
+    /// Call edges as (caller, callee) ids; not gathered under `--enrich off`.
     calls: Vec<(String, String)>,
     candidates: Vec<Candidate>,
     layers_missing: bool,
@@ -70,7 +71,8 @@ struct Seen {
     /// parsed with an error): intents there are never pruned.
     files: BTreeSet<String>,
     incomplete: BTreeSet<String>,
-    /// Line number (1-based, in stream order) of each node line, to its symbol.
+    /// Line number (1-based, in stream order) of each node line, to its symbol (kept only when
+    /// the stream is spooled, for its replay).
     node_lines: FxHashMap<u64, usize>,
 }
 
@@ -179,6 +181,11 @@ fn first_pass(
     let mut check = StreamCheck::default();
     let mut seen = Seen::default();
     let mut written = 0u64;
+    // Calls name a batch's or a prompt's neighbours, which `--enrich off` never writes; node
+    // lines lead the replay of a spool. Held for every symbol otherwise (on the kernel, 1.9
+    // million call pairs), they are not gathered when nothing will read them.
+    let keep_calls = enrich != Enrich::Off;
+    let keep_lines = matches!(sink, Sink::Spool(_));
     while let Some(item) = input.next_item(&mut check) {
         let item = item?;
         if OWNED.owns(item.record.as_ref()) {
@@ -209,11 +216,15 @@ fn first_pass(
                 } else {
                     sink.line(&item.raw)?;
                 }
-                if let Some(&at) = seen.index.get(&node.id) {
+                let at = match seen.index.get(&node.id) {
+                    Some(&at) => at,
+                    None => seen.symbols.len(),
+                };
+                if keep_lines {
                     seen.node_lines.insert(written, at);
-                } else {
-                    seen.node_lines.insert(written, seen.symbols.len());
-                    seen.index.insert(node.id.clone(), seen.symbols.len());
+                }
+                if at == seen.symbols.len() {
+                    seen.index.insert(node.id.clone(), at);
                     seen.symbols.push(SymbolInfo {
                         id: node.id.clone(),
                         kind: node.kind,
@@ -231,7 +242,9 @@ fn first_pass(
             }
             other => {
                 match other {
-                    Some(Record::Edge(edge)) if edge.kind == tg_shared::record::EdgeKind::Calls => {
+                    Some(Record::Edge(edge))
+                        if keep_calls && edge.kind == tg_shared::record::EdgeKind::Calls =>
+                    {
                         seen.calls.push((edge.src.clone(), edge.dst.clone()));
                     }
                     Some(Record::Candidate(candidate)) => seen.candidates.push(candidate.clone()),
