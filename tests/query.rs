@@ -853,6 +853,15 @@ fn postings_tokenise_only_changed_texts_and_equal_a_full_build() {
         bytes.truncate(bytes.len() - 3);
         fs::write(&keys, bytes).expect("write keys");
     });
+    // A byte flipped in one symbol's key: that text is tokenised again, and only that one.
+    embed("before.ndjson");
+    let mut bytes = fs::read(&keys).expect("keys");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x20;
+    fs::write(&keys, bytes).expect("write keys");
+    let (said, flipped) = embed("after.ndjson");
+    assert!(said.ends_with("; 2 lexical texts tokenised"), "{said}");
+    assert!(flipped == reused, "a flipped key changed the postings");
     // A symbol gone: nothing to tokenise, and its terms leave the index.
     let (said, _) = embed("before.ndjson");
     assert!(said.ends_with("; 0 lexical texts tokenised"), "{said}");
