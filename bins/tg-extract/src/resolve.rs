@@ -16,11 +16,11 @@ use tg_lang::{
     Binding, Declares, FileFacts, Import, Language, ModuleRef, RefKind, ScopeRule, Target,
     TypeFact, TypeSlot, Value,
 };
-use tg_shared::record::{EdgeKind, NodeKind, Resolution};
+use tg_shared::record::{EdgeKind, NodeKind, Resolution, Role};
 
 /// Bumped whenever resolution changes what it produces from the same facts: the no-op output
 /// cache (keyed by it) must not replay edges an older resolver made.
-pub const RESOLVER_REVISION: u32 = 8;
+pub const RESOLVER_REVISION: u32 = 9;
 
 /// At most this many candidates get an `ambiguous` edge each; more means we know nothing.
 const MAX_AMBIGUOUS: usize = 3;
@@ -115,6 +115,8 @@ pub struct Resolver<'a> {
     included: Vec<Vec<u32>>,
     /// Per file: another file declares it a test module (Rust `#[cfg(test)] mod x;`).
     test_modules: Vec<bool>,
+    /// Per file: its role (the module's), which decides what a name fallback may reach.
+    file_roles: Vec<Role>,
 }
 
 /// Another package of the repository as code names it: `(language, name, its root module key)`,
@@ -156,6 +158,7 @@ impl<'a> Resolver<'a> {
             getter_names: HashSet::default(),
             included: Vec::new(),
             test_modules: Vec::new(),
+            file_roles: Vec::new(),
         };
         let package_dirs: HashSet<&str> = units
             .iter()
@@ -181,6 +184,11 @@ impl<'a> Resolver<'a> {
             .map(|f| r.resolve_includes(f))
             .collect();
         r.test_modules = r.find_test_modules();
+        r.file_roles = units
+            .iter()
+            .zip(&r.test_modules)
+            .map(|(u, &test)| u.facts.role(u.lang, u.path, 0, test))
+            .collect();
         r
     }
 
@@ -413,16 +421,31 @@ impl<'a> Resolver<'a> {
             .collect()
     }
 
-    /// The candidates of a name fallback that share `f`'s package, as `unique` or `ambiguous`.
+    /// The candidates of a name fallback that share `f`'s package, as `unique` or `ambiguous`;
+    /// of a few, those `f` cannot reach by a name alone ([`Self::reachable_by_name`]) are
+    /// dropped. Too many stay too many: dropping them only removes wrong edges, it never makes
+    /// a name that meant nothing resolve.
     fn pick(&self, f: u32, candidates: &[Sym]) -> (Vec<Sym>, Resolution) {
         let own = &self.package[f as usize];
-        pick_fallback(
-            candidates
-                .iter()
-                .copied()
-                .filter(|s| &self.package[s.0 as usize] == own)
-                .collect(),
-        )
+        let mut found: Vec<Sym> = candidates
+            .iter()
+            .copied()
+            .filter(|s| &self.package[s.0 as usize] == own)
+            .collect();
+        if found.len() <= MAX_AMBIGUOUS {
+            found.retain(|s| self.reachable_by_name(f, s.0));
+        }
+        pick_fallback(found)
+    }
+
+    /// Product code never reaches examples or tooling by a name alone: they are programs built
+    /// apart from it. On the Linux kernel, product calls of `kzalloc` and `dev_err` (whose real
+    /// definitions are not extracted: `kzalloc`'s name follows an attribute macro) fell back to
+    /// the copies under `tools/`, userspace test harnesses: 172,844 edges, each wrong. Tests,
+    /// examples and tooling may call anything.
+    fn reachable_by_name(&self, from: u32, to: u32) -> bool {
+        self.file_roles[from as usize] != Role::Product
+            || !matches!(self.file_roles[to as usize], Role::Example | Role::Tooling)
     }
 
     /// Every file's edges (each has its source in that file), in file order, each handed to
@@ -1717,6 +1740,36 @@ mod tests {
         out.sort();
         out.dedup();
         out
+    }
+
+    #[test]
+    fn product_code_never_reaches_tooling_or_examples_by_a_name_alone() {
+        let found = relations(&[
+            (
+                "drivers/net/nic.c",
+                "int nic_probe(void)\n{\n\tkzalloc(8);\n\treturn krealloc(8);\n}\n",
+            ),
+            (
+                "mm/slab_common.c",
+                "int krealloc(int n)\n{\n\treturn n;\n}\n",
+            ),
+            (
+                "tools/virtio/linux/kernel.h",
+                "static inline int kzalloc(int n)\n{\n\treturn n;\n}\n\
+                 static inline int krealloc(int n)\n{\n\treturn n;\n}\n",
+            ),
+            (
+                "tools/virtio/ring.c",
+                "int ring_setup(void)\n{\n\treturn kzalloc(4);\n}\n",
+            ),
+        ]);
+        assert_eq!(
+            only_calls(found),
+            [
+                "calls drivers/net/nic.c::nic_probe -> mm/slab_common.c::krealloc (Unique)",
+                "calls tools/virtio/ring.c::ring_setup -> tools/virtio/linux/kernel.h::kzalloc (Unique)",
+            ]
+        );
     }
 
     #[test]
