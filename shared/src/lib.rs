@@ -9,6 +9,7 @@ pub mod approval;
 pub mod artifacts;
 pub mod codec;
 pub mod contract;
+mod edge_line;
 pub mod embed;
 pub mod exclude;
 pub mod exit;

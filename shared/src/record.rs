@@ -64,12 +64,16 @@ impl Record {
     /// largest cost of every stage. Given the tag, the variant's struct is read straight from the
     /// text (the `type` key is an unknown field to it, ignored). `status` and `summary` flatten
     /// their other fields into a map, which would catch `type` too, so they take the enum's path.
+    /// Edges in the form the stages write are read without serde ([`crate::edge_line`]).
     pub fn from_json_tagged(tag: &str, text: &str) -> serde_json::Result<Record> {
         Ok(match tag {
             "header" => Record::Header(serde_json::from_str(text)?),
             "file" => Record::File(serde_json::from_str(text)?),
             "node" => Record::Node(serde_json::from_str(text)?),
-            "edge" => Record::Edge(serde_json::from_str(text)?),
+            "edge" => Record::Edge(match crate::edge_line::read(text) {
+                Some(edge) => edge,
+                None => serde_json::from_str(text)?,
+            }),
             "diagnostic" => Record::Diagnostic(serde_json::from_str(text)?),
             "layer" => Record::Layer(serde_json::from_str(text)?),
             "candidate" => Record::Candidate(serde_json::from_str(text)?),
