@@ -44,8 +44,8 @@ fn extract(path: &str, source: &str, root: Node) -> FileFacts {
     let mut facts = module_facts(path, source, root, None);
     let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
     let mut aliases = Vec::new();
-    walk(root, source, dir, &mut facts, &mut aliases);
-    if root.has_error() {
+    let misread = walk(root, source, dir, &mut facts, &mut aliases);
+    if root.has_error() || misread {
         recover::recover(root, source, dir, &mut facts);
     }
     add_shadowing_aliases(&mut facts, aliases, source);
@@ -85,13 +85,17 @@ fn add_shadowing_aliases(facts: &mut FileFacts, aliases: Vec<Node>, source: &str
 
 /// Walks a (sub)tree into `facts`: definitions hang off the module, calls off their function.
 /// Object-like macros that alias a name (`#define xmemcpy memcpy`) are collected in `aliases`.
+/// Walks the tree from `root`, adding what it defines and calls to `facts`; whether it passed
+/// a definition misread around an attribute call ([`recover::misread_attribute`]), left for
+/// recovery to read again.
 fn walk<'t>(
     root: Node<'t>,
     source: &str,
     dir: &str,
     facts: &mut FileFacts,
     aliases: &mut Vec<Node<'t>>,
-) {
+) -> bool {
+    let mut misread = false;
     let mut stack = vec![Task {
         node: root,
         scope: 0,
@@ -109,6 +113,10 @@ fn walk<'t>(
         let node = task.node;
         let mut scope = task.scope;
         match node.kind() {
+            "function_definition" if recover::misread_attribute(node, source) => {
+                misread = true;
+                continue;
+            }
             "function_definition" => {
                 if let Some(function) = function_definition(facts, node, task.doc, source) {
                     scope = function;
@@ -157,6 +165,7 @@ fn walk<'t>(
         }
         stack.extend(children.drain(..).rev());
     }
+    misread
 }
 
 /// A function definition; its symbol is the scope of the calls inside.

@@ -26,7 +26,7 @@ const WINDOW: usize = 16 * 1024;
 
 pub(super) fn recover(root: Node, source: &str, dir: &str, facts: &mut FileFacts) {
     let mut regions = Vec::new();
-    error_regions(root, &mut regions, 0);
+    error_regions(root, source, &mut regions, 0);
     if regions.is_empty() {
         return;
     }
@@ -182,7 +182,7 @@ fn header_is_clean(definition: Node) -> bool {
 /// far below it, and 9,000 nested `#if`s (found by fuzzing) overflowed the stack.
 const MAX_CONDITIONAL_NESTING: usize = 256;
 
-fn error_regions(parent: Node, out: &mut Vec<(usize, usize)>, depth: usize) {
+fn error_regions(parent: Node, source: &str, out: &mut Vec<(usize, usize)>, depth: usize) {
     let mut open: Option<(usize, usize)> = None;
     let mut after_broken_conditional: Option<usize> = None;
     let mut cursor = parent.walk();
@@ -197,7 +197,7 @@ fn error_regions(parent: Node, out: &mut Vec<(usize, usize)>, depth: usize) {
                 out.push(region);
             }
             if depth < MAX_CONDITIONAL_NESTING {
-                error_regions(child, out, depth + 1);
+                error_regions(child, source, out, depth + 1);
             }
             // The whole conditional too: tree-sitter may have folded the definition that follows
             // its alternative headers into the last branch.
@@ -213,15 +213,17 @@ fn error_regions(parent: Node, out: &mut Vec<(usize, usize)>, depth: usize) {
                 continue;
             }
         }
+        // A definition misread around an attribute call is as broken as one with an error.
+        let broken = child.has_error() || misread_attribute(child, source);
         // Comments and plain declarations neither open nor close a region: a broken function's
         // `int c;` or `/* note */` can surface at the top level.
-        if !child.has_error() && matches!(kind, "comment" | "declaration") {
+        if !broken && matches!(kind, "comment" | "declaration") {
             if let Some(region) = open.as_mut() {
                 region.1 = child.end_byte();
             }
             continue;
         }
-        let clean_item = !child.has_error()
+        let clean_item = !broken
             && (container
                 || matches!(
                     kind,
@@ -241,9 +243,7 @@ fn error_regions(parent: Node, out: &mut Vec<(usize, usize)>, depth: usize) {
                 }
             }
             (Some(region), false) => region.1 = child.end_byte(),
-            (None, false) if child.has_error() => {
-                open = Some((child.start_byte(), child.end_byte()))
-            }
+            (None, false) if broken => open = Some((child.start_byte(), child.end_byte())),
             _ => {}
         }
     }
@@ -343,7 +343,11 @@ fn included_ranges(source: &str, start: usize, end: usize) -> Vec<Range> {
             _ => {
                 let mut from = pos;
                 let following = &source[next..line_end(source, next.min(source.len()))];
-                for (word_start, word_len) in macro_words(&head_line(line, following)) {
+                let head = head_line(line, following);
+                let mut skipped = macro_words(&head);
+                skipped.extend(attribute_calls(&head));
+                skipped.sort_unstable();
+                for (word_start, word_len) in skipped {
                     keep(from, pos + word_start);
                     from = pos + word_start + word_len;
                 }
@@ -386,8 +390,9 @@ fn head_line(line: &str, following: &str) -> String {
     head
 }
 
-/// Offsets and lengths of the ALL-CAPS words, before the line's first `(`, that are followed by
-/// a space and another identifier: macros decorating a declaration. Lines without `(` have none.
+/// Offsets and lengths of the ALL-CAPS words and the words behind two underscores, before the
+/// line's first `(`, that are followed by a space and another identifier: macros decorating a
+/// declaration. Lines without `(` have none.
 fn macro_words(line: &str) -> Vec<(usize, usize)> {
     let Some(paren) = line.find('(') else {
         return Vec::new();
@@ -416,12 +421,106 @@ fn macro_words(line: &str) -> Vec<(usize, usize)> {
                 .bytes()
                 .next()
                 .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
-        if all_caps && followed_by_name {
+        // The kernel's attribute words are lower case behind two underscores
+        // (`static __always_inline __alloc_size(1) void *kmalloc(...)`).
+        let attribute_word = word.len() > 2 && word.starts_with("__");
+        if (all_caps || attribute_word) && followed_by_name {
             words.push((i, len));
         }
         i += len;
     }
     words
+}
+
+/// Whether `node` is a function definition tree-sitter read with an attribute call as its
+/// declarator (`static inline __alloc_size(1) void *kzalloc(...) {` as a function
+/// `__alloc_size` whose old-style parameters are the real head): no definition of its own, and
+/// a region to read again without the attribute.
+pub(super) fn misread_attribute(node: Node, source: &str) -> bool {
+    if node.kind() != "function_definition" {
+        return false;
+    }
+    let Some(name) = node
+        .child_by_field_name("declarator")
+        .and_then(|d| function_name(d, source))
+    else {
+        return false;
+    };
+    if !name.starts_with("__") {
+        return false;
+    }
+    // The name is a slice of `source`: its offset on its line.
+    let at = name.as_ptr() as usize - source.as_ptr() as usize;
+    let line = line_start(source, at);
+    let text = &source[line..line_end(source, at).min(source.len())];
+    attribute_calls(text.trim_end_matches(['\n', '\r']))
+        .iter()
+        .any(|&(start, _)| line + start == at)
+}
+
+/// Offsets and lengths of the attribute macros written as calls in a declaration's head, as
+/// the Linux kernel writes them (`static inline __alloc_size(1) void *kzalloc(size_t size, ...)`,
+/// `__printf(2, 3) int dev_err_probe(...)`): a word starting `__`, its parenthesised arguments,
+/// then more of the head (a name, and the declarator's own `(` further on). Only on a line that
+/// starts at the top level, so a call in a body (`\t__set_bit(nr, p);`) is never one.
+fn attribute_calls(line: &str) -> Vec<(usize, usize)> {
+    let bytes = line.as_bytes();
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    if !bytes
+        .first()
+        .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_')
+    {
+        return Vec::new();
+    }
+    let mut calls = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        // Bytes: `i` steps through multi-byte characters too, where `line[i..]` would panic.
+        if !bytes[i..].starts_with(b"__") || (i > 0 && is_ident(bytes[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let len = bytes[i..].iter().take_while(|&&b| is_ident(b)).count();
+        let open = i + len;
+        if bytes.get(open) != Some(&b'(') {
+            i = open;
+            continue;
+        }
+        let Some(close) = matching_paren(bytes, open) else {
+            break;
+        };
+        let rest = &line[close + 1..];
+        let after = rest.trim_start_matches([' ', '\t']);
+        let continues = after.len() < rest.len()
+            && after
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && after.contains('(');
+        if continues {
+            calls.push((i, close + 1 - i));
+        }
+        i = close + 1;
+    }
+    calls
+}
+
+/// The offset of the `)` closing the `(` at `open`, on the same line.
+fn matching_paren(bytes: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, &b) in bytes.iter().enumerate().skip(open) {
+        match b {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Rows and columns of byte offsets asked in increasing order: the newlines are counted from
@@ -508,5 +607,65 @@ mod tests {
         assert_eq!(head_line("MACRO int\n", "x = 1;\n"), "MACRO int");
         assert_eq!(macro_words("STACK_OF(X) *f(void)"), vec![]);
         assert_eq!(macro_words("static int f(void)"), vec![]);
+        assert_eq!(
+            macro_words("static __always_inline void *kmalloc(size_t size)"),
+            vec![(7, 15)]
+        );
+    }
+
+    /// The Linux kernel's allocators (include/linux/slab.h): an attribute macro written as a
+    /// call before the return type broke each definition, and the ones after it.
+    #[test]
+    fn definitions_behind_attribute_calls_are_recovered() {
+        let source = "static inline __alloc_size(1) void *kzalloc(size_t size, gfp_t flags)\n{\n\treturn kmalloc(size, flags | __GFP_ZERO);\n}\n\n\
+                      static inline __alloc_size(1, 2) void *kcalloc(size_t n, size_t size, gfp_t flags)\n{\n\treturn kmalloc_array(n, size, flags | __GFP_ZERO);\n}\n\n\
+                      static inline int plain(int x)\n{\n\treturn x;\n}\n\n\
+                      static __always_inline __alloc_size(1) void *kmalloc(size_t size, gfp_t flags)\n{\n\treturn __kmalloc(size, flags);\n}\n";
+        let lang = tg_lang::for_path("include/linux/slab.h").expect("C");
+        let facts = crate::extract_file(lang, "include/linux/slab.h", source).expect("parses");
+        let mut functions: Vec<(&str, u32, u32)> = facts
+            .symbols
+            .iter()
+            .filter(|s| s.kind == NodeKind::Function)
+            .map(|s| (s.name.as_str(), s.line_start, s.line_end))
+            .collect();
+        functions.sort_unstable();
+        assert_eq!(
+            functions,
+            [
+                ("kcalloc", 6, 9),
+                ("kmalloc", 16, 19),
+                ("kzalloc", 1, 4),
+                ("plain", 11, 14)
+            ]
+        );
+    }
+
+    #[test]
+    fn attribute_macros_written_as_calls_are_recognised() {
+        let head = "static inline __alloc_size(1) void *kzalloc(size_t size, gfp_t flags)";
+        assert_eq!(attribute_calls(head), vec![(14, 15)]);
+        assert_eq!(&head[14..29], "__alloc_size(1)");
+        assert_eq!(
+            attribute_calls("__printf(2, 3) int dev_err_probe(const struct device *dev)"),
+            vec![(0, 14)]
+        );
+        // Nested parentheses, and two of them.
+        assert_eq!(
+            attribute_calls("static __x(f(1)) __y(2) int g(void)"),
+            vec![(7, 9), (17, 6)]
+        );
+        // Not a call that ends a statement, nor one in a body, nor without a declarator after.
+        assert_eq!(attribute_calls("__set_bit(nr, addr);"), vec![]);
+        assert_eq!(attribute_calls("\t__set_bit(nr, addr) foo(x);"), vec![]);
+        assert_eq!(
+            attribute_calls("int x = __builtin_expect(a, 0) && b;"),
+            vec![]
+        );
+        assert_eq!(attribute_calls("static int __init start(void)"), vec![]);
+        assert_eq!(attribute_calls("__cold void f"), vec![]);
+        // Never a panic inside a multi-byte character (found by the ids property test).
+        assert_eq!(attribute_calls("a¡__x(1) int f(void)"), vec![(3, 6)]);
+        assert_eq!(attribute_calls("a¡"), vec![]);
     }
 }
