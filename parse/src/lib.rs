@@ -15,7 +15,7 @@ use tg_shared::record::NodeKind;
 
 /// Bumped whenever extraction changes what it produces, so caches written by an older build are
 /// not trusted.
-pub const EXTRACTOR_REVISION: u32 = 29;
+pub const EXTRACTOR_REVISION: u32 = 30;
 
 /// Nesting depth (syntax tree levels) beyond which extraction stops descending. Real code stays
 /// far below it; generated or hostile files may not.

@@ -44,7 +44,7 @@ fn extract(path: &str, source: &str, root: Node) -> FileFacts {
     let mut facts = module_facts(path, source, root, None);
     let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
     let mut aliases = Vec::new();
-    let misread = walk(root, source, dir, &mut facts, &mut aliases);
+    let misread = walk(root, None, source, dir, &mut facts, &mut aliases);
     if root.has_error() || misread {
         recover::recover(root, source, dir, &mut facts);
     }
@@ -85,11 +85,12 @@ fn add_shadowing_aliases(facts: &mut FileFacts, aliases: Vec<Node>, source: &str
 
 /// Walks a (sub)tree into `facts`: definitions hang off the module, calls off their function.
 /// Object-like macros that alias a name (`#define xmemcpy memcpy`) are collected in `aliases`.
-/// Walks the tree from `root`, adding what it defines and calls to `facts`; whether it passed
-/// a definition misread around an attribute call ([`recover::misread_attribute`]), left for
-/// recovery to read again.
+/// Walks the tree from `root` (documented by `doc`), adding what it defines and calls to
+/// `facts`; whether it passed a definition misread around an attribute call
+/// ([`recover::misread_attribute`]), left for recovery to read again.
 fn walk<'t>(
     root: Node<'t>,
+    doc: Option<Node<'t>>,
     source: &str,
     dir: &str,
     facts: &mut FileFacts,
@@ -100,7 +101,7 @@ fn walk<'t>(
         node: root,
         scope: 0,
         depth: 0,
-        doc: None,
+        doc,
     }];
     let mut children = Vec::new();
     // One cursor for the whole walk: `node.walk()` per node allocates.

@@ -9,7 +9,7 @@
 //! bounded per file.
 
 use super::{function_name, walk};
-use crate::util::end_line;
+use crate::util::{end_line, start_line};
 use std::collections::HashSet;
 use tg_lang::FileFacts;
 use tg_shared::record::NodeKind;
@@ -110,8 +110,10 @@ pub(super) fn recover(root: Node, source: &str, dir: &str, facts: &mut FileFacts
                     // Keyed by the last line: a reparse without a macro line before the
                     // definition starts it a line later, and must not add it twice.
                     if known.insert((name.to_string(), end_line(child))) {
-                        // The ordinary walker: the definition and the calls in its body.
-                        walk(child, source, dir, facts, &mut Vec::new());
+                        // The ordinary walker: the definition and the calls in its body,
+                        // with the comment the original tree holds right above it.
+                        let doc = comment_above(root, child, source);
+                        walk(child, doc, source, dir, facts, &mut Vec::new());
                     }
                 }
             }
@@ -122,6 +124,20 @@ pub(super) fn recover(root: Node, source: &str, dir: &str, facts: &mut FileFacts
             };
         }
     }
+}
+
+/// The comment of the original tree that ends on the line above `definition` (of a reparse,
+/// which starts at the definition's own line and so holds no comment before it).
+fn comment_above<'t>(root: Node<'t>, definition: Node, source: &str) -> Option<Node<'t>> {
+    let line = line_start(source, definition.start_byte());
+    let before = source[..line].trim_end();
+    if before.is_empty() {
+        return None;
+    }
+    let last = before.len() - 1;
+    let comment = root.descendant_for_byte_range(last, last + 1)?;
+    (comment.kind() == "comment" && end_line(comment) + 1 == start_line(definition))
+        .then_some(comment)
 }
 
 /// Whether `[candidate, stop)` ends inside a brace it opened: the item there was cut in two.
@@ -617,7 +633,8 @@ mod tests {
     /// call before the return type broke each definition, and the ones after it.
     #[test]
     fn definitions_behind_attribute_calls_are_recovered() {
-        let source = "static inline __alloc_size(1) void *kzalloc(size_t size, gfp_t flags)\n{\n\treturn kmalloc(size, flags | __GFP_ZERO);\n}\n\n\
+        let source = "/**\n * kzalloc - allocate memory. The memory is set to zero.\n */\n\
+                      static inline __alloc_size(1) void *kzalloc(size_t size, gfp_t flags)\n{\n\treturn kmalloc(size, flags | __GFP_ZERO);\n}\n\n\
                       static inline __alloc_size(1, 2) void *kcalloc(size_t n, size_t size, gfp_t flags)\n{\n\treturn kmalloc_array(n, size, flags | __GFP_ZERO);\n}\n\n\
                       static inline int plain(int x)\n{\n\treturn x;\n}\n\n\
                       static __always_inline __alloc_size(1) void *kmalloc(size_t size, gfp_t flags)\n{\n\treturn __kmalloc(size, flags);\n}\n";
@@ -633,12 +650,24 @@ mod tests {
         assert_eq!(
             functions,
             [
-                ("kcalloc", 6, 9),
-                ("kmalloc", 16, 19),
-                ("kzalloc", 1, 4),
-                ("plain", 11, 14)
+                ("kcalloc", 9, 12),
+                ("kmalloc", 19, 22),
+                ("kzalloc", 4, 7),
+                ("plain", 14, 17)
             ]
         );
+        let doc = |name: &str| {
+            facts
+                .symbols
+                .iter()
+                .find(|s| s.name == name)
+                .and_then(|s| s.doc.clone())
+        };
+        assert_eq!(
+            doc("kzalloc").as_deref(),
+            Some("kzalloc - allocate memory. The memory is set to zero.")
+        );
+        assert_eq!(doc("kcalloc"), None);
     }
 
     #[test]
