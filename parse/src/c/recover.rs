@@ -465,8 +465,13 @@ pub(super) fn misread_attribute(node: Node, source: &str) -> bool {
     if !name.starts_with("__") {
         return false;
     }
-    // The name is a slice of `source`: its offset on its line.
-    let at = name.as_ptr() as usize - source.as_ptr() as usize;
+    // The name is a slice of `source` (`function_name` reads it from the tree): its offset.
+    let Some(at) = (name.as_ptr() as usize)
+        .checked_sub(source.as_ptr() as usize)
+        .filter(|&at| at + name.len() <= source.len())
+    else {
+        return false;
+    };
     let line = line_start(source, at);
     let text = &source[line..line_end(source, at).min(source.len())];
     attribute_calls(text.trim_end_matches(['\n', '\r']))
