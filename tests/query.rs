@@ -734,24 +734,7 @@ fn a_damaged_or_missing_index_is_a_clear_error() {
 fn tg_embed_passes_an_unchanged_stream_through_with_the_same_bytes() {
     let repo = layered_fixture("python");
     let dir = repo.path();
-    let bin = |name: &str| stage(name).display().to_string();
-    let upstream = format!(
-        "{} . | {} | {} --enrich off | {} --enrich off > stream.ndjson",
-        bin("tg-extract"),
-        bin("tg-classify"),
-        bin("tg-plan"),
-        bin("tg-enrich")
-    );
-    let made = Command::new("bash")
-        .args(["-c", &upstream])
-        .current_dir(dir)
-        .output()
-        .expect("run");
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    write_stream(dir, "stream.ndjson");
     let embed = || {
         Command::new(stage("tg-embed"))
             .args(["-i", "stream.ndjson"])
