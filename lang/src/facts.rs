@@ -52,6 +52,42 @@ impl FileFacts {
         });
     }
 
+    /// A digest of the file's *interface*: every fact that resolving another file may read,
+    /// and that decides the file's own records' ids and roles. Left out are what only the
+    /// file's own records and edges carry: lines, texts' hashes, signatures, docs, and the
+    /// references that are not base classes (calls and reads are resolved for their own file
+    /// only). Equal digests before and after an edit mean every other file's edges are
+    /// unchanged, so only the edited file needs resolving again (the usual edit: a body).
+    /// The order of symbols stays in: it is the order of their ids and of same-named
+    /// redefinitions.
+    pub fn interface_digest(&self) -> Result<ContentHash, String> {
+        let mut interface = FileFacts {
+            symbols: self.symbols.clone(),
+            imports: self.imports.clone(),
+            refs: (self.refs.iter())
+                .filter(|r| r.kind == RefKind::Inherit)
+                .cloned()
+                .collect(),
+            syntax_error_line: None,
+            depth_limit_line: None,
+            locals: self.locals.clone(),
+            types: self.types.clone(),
+            generated: self.generated,
+        };
+        for symbol in &mut interface.symbols {
+            (symbol.line_start, symbol.line_end, symbol.text_start) = (0, 0, None);
+            (symbol.signature, symbol.doc) = (None, None);
+            symbol.hash = ContentHash::default();
+        }
+        for import in &mut interface.imports {
+            import.line = 0;
+        }
+        for reference in &mut interface.refs {
+            reference.line = 0;
+        }
+        Ok(ContentHash::of(&tg_shared::codec::encode(&interface)?))
+    }
+
     /// The ids of the file's symbols, in order ([`tg_shared::record::symbol_ids`]).
     pub fn symbol_ids(&self, path: &str) -> Vec<String> {
         tg_shared::record::symbol_ids(

@@ -120,6 +120,13 @@ impl Store {
             .join(artifacts::EXTRACT_OUTPUT)
     }
 
+    /// Each file's resolution counters in tg-extract's last output.
+    pub fn resolve_stats_path(&self) -> PathBuf {
+        self.dir
+            .join(artifacts::CACHE_DIR)
+            .join(artifacts::RESOLVE_STATS)
+    }
+
     /// The words the code writes, summed by tg-extract for dead-code.
     pub fn words_path(&self) -> PathBuf {
         self.dir.join(artifacts::CACHE_DIR).join(artifacts::WORDS)

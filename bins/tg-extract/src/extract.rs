@@ -36,6 +36,20 @@ pub struct Extracted {
     /// The file's content differed between the probe and the parse (it was being written):
     /// the run's fingerprint then describes other bytes, so its output must not be reused.
     pub changed_while_read: bool,
+    /// Parsed over the cache's entry for the file's older content: what the previous run
+    /// saw of it ([`Replaced`]).
+    pub replaced: Option<Replaced>,
+}
+
+/// A file parsed again over the entry its older content left in the cache.
+pub struct Replaced {
+    /// The older content's hash: the probe the previous run saw.
+    pub hash: String,
+    /// The older content's symbol ids: its edges in the previous output leave from them.
+    pub ids: Vec<String>,
+    /// Its interface ([`tg_lang::FileFacts::interface_digest`]) is unchanged, so no other
+    /// file's edges changed with it.
+    pub same_interface: bool,
 }
 
 pub enum Outcome {
@@ -126,16 +140,15 @@ fn probe_bytes(bytes: &[u8]) -> Probe {
 
 /// A hash of everything the output depends on: the tool, the options, the walk's findings and
 /// every file's path and content hash. Equal fingerprints mean byte-identical output.
-pub fn fingerprint(
+pub fn fingerprint<'a>(
     settings: &str,
-    files: &[SourceFile],
-    probes: &[Probe],
+    files: impl Iterator<Item = (&'a str, &'a Probe)>,
     walk: &[Diagnostic],
 ) -> String {
     let mut hasher = Hasher::new();
     hasher.update(settings.as_bytes());
-    for (file, probe) in files.iter().zip(probes) {
-        hasher.update(file.rel.as_bytes());
+    for (rel, probe) in files {
+        hasher.update(rel.as_bytes());
         hasher.update(b"\0");
         hasher.update(format!("{probe:?}\n").as_bytes());
     }
@@ -219,8 +232,12 @@ fn extract_one(
         outcome,
         diagnostics,
         changed_while_read,
+        replaced: None,
     };
-    let cached = cached.filter(|e| matches!(&probe, Probe::Text { hash } if *hash == e.hash));
+    let (cached, stale) = match cached {
+        Some(e) if matches!(&probe, Probe::Text { hash } if *hash == e.hash) => (Some(e), None),
+        other => (None, other),
+    };
     if let Some(entry) = cached {
         let diagnostics = entry_diagnostics(&rel, &entry);
         return done(
@@ -290,14 +307,32 @@ fn extract_one(
         words: FileWords::of(lang, &source),
     };
     let diagnostics = entry_diagnostics(&rel, &entry);
-    done(
-        Outcome::Ready {
-            entry: Box::new(entry),
-            from_cache: false,
-        },
-        diagnostics,
-        changed_while_read,
-    )
+    let replaced = stale.map(|old| replaced(&rel, &old, &entry));
+    Extracted {
+        replaced,
+        ..done(
+            Outcome::Ready {
+                entry: Box::new(entry),
+                from_cache: false,
+            },
+            diagnostics,
+            changed_while_read,
+        )
+    }
+}
+
+/// What the previous run saw of a file whose content changed since: `old` is the cache's entry
+/// for that content, `new` the file's entry now.
+fn replaced(rel: &str, old: &CacheEntry, new: &CacheEntry) -> Replaced {
+    let same_interface = match (old.facts.interface_digest(), new.facts.interface_digest()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    Replaced {
+        hash: old.hash.clone(),
+        ids: old.facts.symbol_ids(rel),
+        same_interface,
+    }
 }
 
 /// Average line length (bytes) above which a file is minified code, not source a person reads.

@@ -24,8 +24,21 @@ pub struct Graph<'a> {
     runs: Vec<Run>,
     diagnostics: Vec<Diagnostic>,
     pub nodes: u64,
+    /// The edges this graph resolved, by kind.
     pub edges_by_kind: BTreeMap<EdgeKind, u64>,
-    pub stats: ResolveStats,
+    /// Each file's resolution counters (zero for a file not resolved).
+    pub file_stats: Vec<ResolveStats>,
+    /// Which files were resolved: all, or those [`Resolve::Replaced`] chose.
+    pub resolved: Vec<bool>,
+}
+
+/// Which files [`build`] resolves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Resolve {
+    All,
+    /// Only the files parsed over an older entry ([`crate::extract::Replaced`]): the others'
+    /// edges are the previous output's ([`crate::splice`]).
+    Replaced,
 }
 
 /// Files serialised per parallel batch, and edges by runs per parallel chunk: bounded memory.
@@ -67,6 +80,14 @@ struct Run {
     end: u32,
 }
 
+/// Where an edge stands in the stream: edges are sorted by (src, kind, dst).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct EdgeKey {
+    pub src: String,
+    pub kind: EdgeKind,
+    pub dst: String,
+}
+
 /// One relation after aggregation, by symbol index.
 struct Aggregated {
     kind: EdgeKind,
@@ -81,12 +102,15 @@ pub fn build<'a>(
     extracted: &'a [Extracted],
     aliases: &[PackageAlias],
     mut diagnostics: Vec<Diagnostic>,
+    resolve: Resolve,
 ) -> Graph<'a> {
     let mut units = Vec::new();
     let mut files = Vec::new();
+    let mut resolved = Vec::new();
     for item in extracted {
         diagnostics.extend(item.diagnostics.iter().cloned());
         if let Outcome::Ready { entry, .. } = &item.outcome {
+            resolved.push(resolve == Resolve::All || item.replaced.is_some());
             units.push(Unit {
                 path: &item.rel,
                 lang: item.lang,
@@ -107,7 +131,10 @@ pub fn build<'a>(
         .collect();
     let resolver = Resolver::with_aliases(&units, aliases);
     let test_modules = resolver.test_modules().to_vec();
-    let (edges, stats) = resolver.edges_by_file(|raw| aggregate(raw, &ids));
+    let (edges, file_stats): (Vec<_>, Vec<_>) = resolver
+        .edges_by_file(|f| resolved[f as usize], |raw| aggregate(raw, &ids))
+        .into_iter()
+        .unzip();
     let runs = runs_in_stream_order(&edges, &ids);
     let mut edges_by_kind = BTreeMap::new();
     for edge in edges.iter().flatten() {
@@ -127,7 +154,8 @@ pub fn build<'a>(
         diagnostics,
         nodes,
         edges_by_kind,
-        stats,
+        file_stats,
+        resolved,
     }
 }
 
@@ -159,14 +187,18 @@ impl Graph<'_> {
                 writer.write_bytes(&buffer?)?;
             }
         }
+        self.write_diagnostics(writer)
+    }
+
+    pub fn write_diagnostics<W: Write>(&self, writer: &mut RecordWriter<W>) -> io::Result<()> {
         for diagnostic in &self.diagnostics {
             writer.write(&Record::Diagnostic(diagnostic.clone()))?;
         }
         Ok(())
     }
 
-    /// The `file` record and the nodes of file `f`, as NDJSON lines.
-    fn file_lines(&self, f: usize) -> io::Result<Vec<u8>> {
+    /// The `file` record and the nodes of file `f` (in [`Self::files`]), as NDJSON lines.
+    pub fn file_lines(&self, f: usize) -> io::Result<Vec<u8>> {
         let (unit, ids) = (&self.units[f], &self.ids[f]);
         let mut out = RecordWriter::new(Vec::with_capacity(256 * ids.ends.len()));
         out.write(&Record::File(self.files[f].clone()))?;
@@ -200,25 +232,52 @@ impl Graph<'_> {
     }
 
     fn edge_lines(&self, runs: &[Run]) -> io::Result<Vec<u8>> {
-        let edges = runs
-            .iter()
-            .flat_map(|run| &self.edges[run.file as usize][run.start as usize..run.end as usize]);
         let count: usize = runs.iter().map(|run| (run.end - run.start) as usize).sum();
         let mut out = RecordWriter::new(Vec::with_capacity(160 * count));
-        for edge in edges {
-            out.write(&Record::Edge(Edge {
-                kind: edge.kind,
-                src: self.id(edge.src).to_string(),
-                dst: self.id(edge.dst).to_string(),
-                line: edge.line,
-                count: edge.count,
-                resolution: edge.resolution,
-                confidence: edge.resolution.map(Resolution::confidence),
-                cross_layer: None,
-                violation: None,
-            }))?;
+        for edge in self.run_edges(runs) {
+            out.write(&self.edge_record(edge))?;
         }
         Ok(out.into_inner())
+    }
+
+    fn run_edges<'r>(&'r self, runs: &'r [Run]) -> impl Iterator<Item = &'r Aggregated> + 'r {
+        runs.iter()
+            .flat_map(|run| &self.edges[run.file as usize][run.start as usize..run.end as usize])
+    }
+
+    fn edge_record(&self, edge: &Aggregated) -> Record {
+        Record::Edge(Edge {
+            kind: edge.kind,
+            src: self.id(edge.src).to_string(),
+            dst: self.id(edge.dst).to_string(),
+            line: edge.line,
+            count: edge.count,
+            resolution: edge.resolution,
+            confidence: edge.resolution.map(Resolution::confidence),
+            cross_layer: None,
+            violation: None,
+        })
+    }
+
+    /// The edges this graph resolved, in stream order, each with its key and its line.
+    pub fn resolved_edges(&self) -> io::Result<Vec<(EdgeKey, Vec<u8>)>> {
+        self.run_edges(&self.runs)
+            .map(|edge| {
+                let key = EdgeKey {
+                    src: self.id(edge.src).to_string(),
+                    kind: edge.kind,
+                    dst: self.id(edge.dst).to_string(),
+                };
+                let mut line = RecordWriter::new(Vec::with_capacity(160));
+                line.write(&self.edge_record(edge))?;
+                Ok((key, line.into_inner()))
+            })
+            .collect()
+    }
+
+    /// The files' records, in stream order.
+    pub fn files(&self) -> &[FileRecord] {
+        &self.files
     }
 
     fn id(&self, (f, i): Sym) -> &str {

@@ -11,6 +11,7 @@ pub mod extract;
 pub mod graph;
 pub mod resolve;
 pub mod shard;
+pub mod splice;
 
 /// The stage name in its summary and messages.
 pub const STAGE: &str = "tg-extract";
@@ -28,6 +29,7 @@ use tg_lang::words::{word_hash, FileEntry, FileWords, WordTable};
 use tg_shared::exit;
 use tg_shared::freshness::Verified;
 use tg_shared::ndjson::RecordWriter;
+use resolve::ResolveStats;
 use tg_shared::record::{EdgeKind, Header, NodeKind, Record};
 use tg_shared::stage::{self, Failure, Progress};
 use tg_shared::store::{self, Store};
@@ -303,10 +305,18 @@ fn save_cache_and_words(
     }
 }
 
+/// What the summary counts of the graph.
+struct Counts<'a> {
+    nodes: u64,
+    edges_by_kind: &'a BTreeMap<EdgeKind, u64>,
+    diagnostics: u64,
+    stats: ResolveStats,
+}
+
 /// The closing summary: only what the stream holds. How many files this run parsed or took
 /// from the cache is a fact about the run (stderr), and would make an incremental run's bytes
 /// differ from a clean run's.
-fn summary(cli: &Cli, files_seen: u64, skipped: u64, graph: &graph::Graph) -> Record {
+fn summary(cli: &Cli, files_seen: u64, skipped: u64, graph: &Counts) -> Record {
     let mut counts: BTreeMap<String, Value> = BTreeMap::new();
     let mut put = |name: &str, value: u64| {
         counts.insert(name.to_string(), Value::from(value));
@@ -320,7 +330,7 @@ fn summary(cli: &Cli, files_seen: u64, skipped: u64, graph: &graph::Graph) -> Re
         let n = graph.edges_by_kind.get(&kind).copied().unwrap_or(0);
         put(&format!("edges_{}", kind.as_str()), n);
     }
-    put("diagnostics", graph.diagnostics());
+    put("diagnostics", graph.diagnostics);
     put("imports_external", graph.stats.imports_external);
     put("calls_unresolved", graph.stats.calls_unresolved);
     // How this walk differed from a plain one, so that a later freshness check walks alike.
@@ -336,26 +346,102 @@ fn summary(cli: &Cli, files_seen: u64, skipped: u64, graph: &graph::Graph) -> Re
     stage::summary(STAGE, counts)
 }
 
-/// Writes the stream (to `--output` or stdout) and, when `output_cache` is given, the same
-/// bytes to it. `Ok(false)` when the reader went away.
+fn total(stats: &[ResolveStats]) -> ResolveStats {
+    let mut total = ResolveStats::default();
+    for &file in stats {
+        total.add(file);
+    }
+    total
+}
+
+/// The stream's header record.
+fn header() -> Record {
+    Record::Header(Header::new(concat!(
+        "tg-extract ",
+        env!("CARGO_PKG_VERSION")
+    )))
+}
+
+/// What a run may splice its output into ([`splice`]): the previous output and its per-file
+/// counters, when only files whose interface is unchanged were edited since it was written.
+struct SpliceBase {
+    previous: cache::PreviousOutput,
+    stats: Vec<ResolveStats>,
+}
+
+fn splice_base(
+    store: &Store,
+    extracted: &[extract::Extracted],
+    probes: &[extract::Probe],
+    settings: &str,
+    walk_diagnostics: &[tg_shared::record::Diagnostic],
+) -> Option<SpliceBase> {
+    if !splice::only_bodies_changed(extracted) {
+        return None;
+    }
+    let probes = splice::previous_probes(extracted, probes);
+    let rels = extracted.iter().map(|item| item.rel.as_str());
+    let fingerprint = extract::fingerprint(settings, rels.zip(&probes), walk_diagnostics);
+    let stats = splice::load_stats(&store.resolve_stats_path(), &fingerprint)?;
+    let ready = (extracted.iter())
+        .filter(|item| matches!(item.outcome, Outcome::Ready { .. }))
+        .count();
+    if stats.len() != ready {
+        return None;
+    }
+    let previous = cache::open_output(&store.extract_output_cache_path(), &fingerprint).ok()??;
+    Some(SpliceBase { previous, stats })
+}
+
+/// The whole stream from the graph: header, files and nodes, edges, diagnostics, summary.
+fn write_graph(
+    out: &mut dyn Write,
+    graph: &graph::Graph,
+    summary: &dyn Fn(&Counts) -> Record,
+) -> io::Result<()> {
+    let mut writer = RecordWriter::new(out);
+    writer.write(&header())?;
+    graph.write(&mut writer)?;
+    writer.write(&summary(&Counts {
+        nodes: graph.nodes,
+        edges_by_kind: &graph.edges_by_kind,
+        diagnostics: graph.diagnostics(),
+        stats: total(&graph.file_stats),
+    }))?;
+    writer.flush()
+}
+
+/// The stream spliced from the previous one ([`splice`]), with the diagnostics and summary
+/// written again.
+fn write_spliced(
+    out: &mut dyn Write,
+    graph: &graph::Graph,
+    extracted: &[extract::Extracted],
+    base: &SpliceBase,
+    summary: &dyn Fn(&Counts) -> Record,
+) -> io::Result<()> {
+    let mut splicer = splice::Splicer::new(graph, extracted, out)?;
+    base.previous.write_to(&mut splicer)?;
+    let (out, spliced) = splicer.finish()?;
+    let mut writer = RecordWriter::new(out);
+    graph.write_diagnostics(&mut writer)?;
+    writer.write(&summary(&Counts {
+        nodes: graph.nodes,
+        edges_by_kind: &spliced.edges_by_kind,
+        diagnostics: graph.diagnostics(),
+        stats: total(&splice::merged_stats(graph, &base.stats)),
+    }))?;
+    writer.flush()
+}
+
+/// Writes the stream `produce` makes (to `--output` or stdout) and, when `output_cache` is
+/// given, the same bytes to it. `Ok(false)` when the reader went away.
 fn write_stream(
     cli: &Cli,
     scope: &Scope,
-    graph: &graph::Graph,
-    summary: &Record,
+    produce: &dyn Fn(&mut dyn Write) -> io::Result<()>,
     output_cache: &mut Option<cache::OutputCache>,
 ) -> Result<bool, Failure> {
-    let header = Record::Header(Header::new(concat!(
-        "tg-extract ",
-        env!("CARGO_PKG_VERSION")
-    )));
-    let write_all = |out: &mut dyn Write| -> io::Result<()> {
-        let mut writer = RecordWriter::new(out);
-        writer.write(&header)?;
-        graph.write(&mut writer)?;
-        writer.write(summary)?;
-        writer.flush()
-    };
     match &cli.output {
         // Streamed through a temporary file (the kernel's stream is 1.1 GB), which replaces the
         // output only if it differs, so Make sees no change on a no-op.
@@ -364,11 +450,11 @@ fn write_stream(
             let cant = |e: io::Error| Failure::cant_write(&path, &e);
             let mut file = store::AtomicFile::create(&path).map_err(cant)?;
             match output_cache.as_mut() {
-                Some(cache_writer) => write_all(&mut Tee {
+                Some(cache_writer) => produce(&mut Tee {
                     a: &mut file,
                     b: cache_writer,
                 }),
-                None => write_all(&mut file),
+                None => produce(&mut file),
             }
             .map_err(cant)?;
             file.commit_if_changed().map_err(cant)?;
@@ -377,11 +463,11 @@ fn write_stream(
             let stdout = io::stdout();
             let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
             let result = match output_cache.as_mut() {
-                Some(cache_writer) => write_all(&mut Tee {
+                Some(cache_writer) => produce(&mut Tee {
                     a: &mut out,
                     b: cache_writer,
                 }),
-                None => write_all(&mut out),
+                None => produce(&mut out),
             };
             if reader_went_away(result)? {
                 return Ok(false);
@@ -389,6 +475,65 @@ fn write_stream(
         }
     }
     Ok(true)
+}
+
+/// Everything writing the output needs besides the graph.
+struct Output<'a> {
+    cli: &'a Cli,
+    scope: &'a Scope,
+    store: &'a Store,
+    progress: &'a Progress,
+    fingerprint: &'a str,
+    /// Keep the output and its per-file counters in the cache.
+    cache_it: bool,
+    files_seen: u64,
+    skipped: u64,
+}
+
+/// Writes the stream (spliced into `base`'s when given) and keeps it, with its per-file
+/// counters, in the cache. Returns the number of edges written, or `None` when the reader went
+/// away.
+fn write_output(
+    output: &Output,
+    graph: &graph::Graph,
+    extracted: &[extract::Extracted],
+    base: Option<&SpliceBase>,
+) -> Result<Option<u64>, Failure> {
+    let stats_path = output.store.resolve_stats_path();
+    let edges_written = std::cell::Cell::new(0u64);
+    let summary = |counts: &Counts| {
+        edges_written.set(counts.edges_by_kind.values().sum());
+        summary(output.cli, output.files_seen, output.skipped, counts)
+    };
+    let produce = |out: &mut dyn Write| match base {
+        Some(base) => write_spliced(out, graph, extracted, base, &summary).inspect_err(|_| {
+            // Never splice into that output again.
+            let _ = std::fs::remove_file(&stats_path);
+        }),
+        None => write_graph(out, graph, &summary),
+    };
+    let cache_path = output.store.extract_output_cache_path();
+    let mut cache_writer = match output.cache_it {
+        true => cache::OutputCache::create(&cache_path, output.fingerprint).ok(),
+        false => None,
+    };
+    if !write_stream(output.cli, output.scope, &produce, &mut cache_writer)? {
+        return Ok(None);
+    }
+    if let Some(writer) = cache_writer {
+        let per_file = match base {
+            Some(base) => splice::merged_stats(graph, &base.stats),
+            None => graph.file_stats.clone(),
+        };
+        let saved = writer
+            .finish()
+            .map_err(|err| format!("{}: {err}", cache_path.display()))
+            .and_then(|()| splice::save_stats(&stats_path, output.fingerprint, &per_file));
+        if let Err(err) = saved {
+            output.progress.say(format_args!("cannot write {err}"));
+        }
+    }
+    Ok(Some(edges_written.get()))
 }
 
 /// Runs the extraction; returns the exit code.
@@ -439,7 +584,8 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     progress.phase("probe");
     let aliases = graph::package_aliases(&scope.root, &walked.files);
     let settings = settings(&cli, &aliases);
-    let fingerprint = extract::fingerprint(&settings, &walked.files, &probes, &walked.diagnostics);
+    let rels = walked.files.iter().map(|file| file.rel.as_str());
+    let fingerprint = extract::fingerprint(&settings, rels.zip(&probes), &walked.diagnostics);
     let output_cache = store.extract_output_cache_path();
 
     let mut cache = ExtractCache::empty();
@@ -462,6 +608,12 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     shard::load_facts(&mut cache, &cli.merge)?;
 
     progress.phase("cache load");
+    // Only a full walk's output is kept, so only one may be spliced into.
+    let may_splice = lock.is_some() && scope.full_walk && cli.merge.is_empty();
+    let probes_seen = match may_splice {
+        true => probes.clone(),
+        false => Vec::new(),
+    };
     let (extracted, words) = progress.metered(("parsing", "files"), files_seen, |done| {
         extract::extract_all(walked.files, probes, cli.max_file_size, &mut cache, done)
     });
@@ -478,12 +630,39 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
     }
     progress.phase("parse");
     let (parsed, cached, skipped) = outcome_counts(&extracted);
+    let base = match may_splice && changing.is_empty() {
+        true => splice_base(
+            &store,
+            &extracted,
+            &probes_seen,
+            &settings,
+            &walked.diagnostics,
+        ),
+        false => None,
+    };
+    drop(probes_seen);
+    let resolve = match base {
+        Some(_) => graph::Resolve::Replaced,
+        None => graph::Resolve::All,
+    };
     // The cache and the word table are written on a thread of its own while resolution runs:
     // both only read the extraction results. Facts merged from shards go into the store's
     // cache too.
     let dirty =
         parsed > 0 || !cli.merge.is_empty() || (scope.full_walk && !cache.entries.is_empty());
-    let graph = std::thread::scope(|threads| {
+    let output = Output {
+        cli: &cli,
+        scope: &scope,
+        store: &store,
+        progress: &progress,
+        fingerprint: &fingerprint,
+        // Not when a file changed while it was read: the fingerprint describes the bytes probed.
+        cache_it: lock.is_some() && changing.is_empty(),
+        files_seen,
+        skipped,
+    };
+    // The output is written while the cache is saved: on the kernel each takes seconds.
+    let written = std::thread::scope(|threads| {
         // The words are let go as soon as they are saved, or at once when nothing saves them.
         let saver = if lock.is_some() && (dirty || words_missing) {
             Some(threads.spawn(|| {
@@ -496,39 +675,27 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
             drop(words);
             None
         };
-        let graph = graph::build(&extracted, &aliases, walked.diagnostics);
+        let graph = graph::build(&extracted, &aliases, walked.diagnostics, resolve);
+        progress.phase("resolve");
+        let written = write_output(&output, &graph, &extracted, base.as_ref());
+        progress.phase("output");
         if saver.is_some_and(|saver| saver.join().is_err()) {
             eprintln!("tg-extract: writing the cache failed; it will be rebuilt next run");
         }
-        graph
-    });
-    progress.phase("resolve");
-    let summary = summary(&cli, files_seen, skipped, &graph);
-    // Not when a file changed while it was read: the fingerprint describes the bytes probed.
-    let mut output_cache_writer = match lock {
-        Some(_) if changing.is_empty() => {
-            cache::OutputCache::create(&output_cache, &fingerprint).ok()
-        }
-        _ => None,
-    };
-    if !write_stream(&cli, &scope, &graph, &summary, &mut output_cache_writer)? {
-        return Ok(exit::OK);
-    }
-    progress.phase("output");
-    if let Some(writer) = output_cache_writer {
-        if let Err(err) = writer.finish() {
-            progress.say(format_args!(
-                "cannot write {}: {err}",
-                output_cache.display()
-            ));
-        }
-    }
+        let resolved = graph.resolved.iter().filter(|&&r| r).count();
+        written.map(|edges| edges.map(|edges| (graph.nodes, edges, graph.diagnostics(), resolved)))
+    })?;
     drop(lock);
+    let Some((nodes, edges, diagnostics, resolved)) = written else {
+        return Ok(exit::OK);
+    };
+    if base.is_some() {
+        progress.say(format_args!(
+            "{resolved} files changed inside their bodies only: resolved them alone and spliced their records into the previous output"
+        ));
+    }
     progress.say(format_args!(
-        "{files_seen} files ({parsed} parsed, {cached} cached, {skipped} skipped), {} nodes, {} edges, {} diagnostics in {:.2}s",
-        graph.nodes,
-        graph.edges_by_kind.values().sum::<u64>(),
-        graph.diagnostics(),
+        "{files_seen} files ({parsed} parsed, {cached} cached, {skipped} skipped), {nodes} nodes, {edges} edges, {diagnostics} diagnostics in {:.2}s",
         progress.elapsed()
     ));
     Ok(exit::OK)

@@ -50,10 +50,17 @@ pub struct RawEdge {
 }
 
 /// Resolution counters for the summary.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ResolveStats {
     pub calls_unresolved: u64,
     pub imports_external: u64,
+}
+
+impl ResolveStats {
+    pub fn add(&mut self, other: ResolveStats) {
+        self.calls_unresolved += other.calls_unresolved;
+        self.imports_external += other.imports_external;
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -448,30 +455,27 @@ impl<'a> Resolver<'a> {
             || !matches!(self.file_roles[to as usize], Role::Example | Role::Tooling)
     }
 
-    /// Every file's edges (each has its source in that file), in file order, each handed to
-    /// `finish` as soon as it is resolved (files resolve in parallel): the caller shrinks a
-    /// file's edges before the next are made, so the unaggregated edges of the whole
-    /// repository are never held at once (the kernel's are a few hundred megabytes).
+    /// Every file's edges (each has its source in that file) with its resolution counters, in
+    /// file order, each handed to `finish` as soon as it is resolved (files resolve in
+    /// parallel): the caller shrinks a file's edges before the next are made, so the
+    /// unaggregated edges of the whole repository are never held at once (the kernel's are a
+    /// few hundred megabytes). A file `wanted` refuses is not resolved: it gets no edges.
     pub fn edges_by_file<T: Send>(
         &self,
+        wanted: impl Fn(u32) -> bool + Sync,
         finish: impl Fn(Vec<RawEdge>) -> T + Sync,
-    ) -> (Vec<T>, ResolveStats) {
-        let per_file: Vec<(T, ResolveStats)> = (0..self.units.len() as u32)
+    ) -> Vec<(T, ResolveStats)> {
+        (0..self.units.len() as u32)
             .into_par_iter()
             .map(|f| {
                 let mut stats = ResolveStats::default();
-                let edges = finish(self.file_edges(f, &mut stats));
-                (edges, stats)
+                let raw = match wanted(f) {
+                    true => self.file_edges(f, &mut stats),
+                    false => Vec::new(),
+                };
+                (finish(raw), stats)
             })
-            .collect();
-        let mut total = ResolveStats::default();
-        let mut out = Vec::with_capacity(per_file.len());
-        for (edges, stats) in per_file {
-            out.push(edges);
-            total.calls_unresolved += stats.calls_unresolved;
-            total.imports_external += stats.imports_external;
-        }
-        (out, total)
+            .collect()
     }
 
     fn file_edges(&self, f: u32, stats: &mut ResolveStats) -> Vec<RawEdge> {
@@ -1721,7 +1725,11 @@ mod tests {
             })
             .collect();
         let ids: Vec<Vec<String>> = units.iter().map(|u| u.facts.symbol_ids(u.path)).collect();
-        let (edges, _) = Resolver::with_aliases(&units, aliases).edges_by_file(|edges| edges);
+        let edges: Vec<Vec<RawEdge>> = Resolver::with_aliases(&units, aliases)
+            .edges_by_file(|_| true, |edges| edges)
+            .into_iter()
+            .map(|(edges, _)| edges)
+            .collect();
         let mut out: Vec<String> = edges
             .iter()
             .flatten()

@@ -6,6 +6,7 @@ use common::*;
 use predicates::prelude::*;
 use std::fs;
 use std::io::Read;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use tg_shared::record::Record;
 
@@ -727,4 +728,79 @@ fn files_declared_as_test_modules_are_test_code() {
     assert!(!calls.contains(&("src/lib.rs::run".into(), "src/tests.rs::setup".into())));
     assert!(calls.contains(&("src/tests.rs::runs".into(), "src/lib.rs::run".into())));
     assert!(calls.contains(&("src/lib.rs::run".into(), "src/engine.rs::start".into())));
+}
+
+/// Replaces the only `from` in the file at `path` (under `root`) with `to`.
+fn edit(root: &Path, path: &str, from: &str, to: &str) {
+    let path = root.join(path);
+    let text = fs::read_to_string(&path).unwrap();
+    assert_eq!(text.matches(from).count(), 1, "{from:?} in {}", path.display());
+    fs::write(&path, text.replace(from, to)).unwrap();
+}
+
+/// Runs tg-extract with its cache; returns stdout and whether it spliced the previous output.
+fn extract_incrementally(root: &Path) -> (Vec<u8>, bool) {
+    let output = bin().arg("--root").arg(root).arg(root).output().unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    (output.stdout, stderr.contains("spliced their records"))
+}
+
+/// An edit inside function bodies leaves every other file's edges as they were: only the
+/// edited file is resolved, its records are spliced into the previous output, and the bytes
+/// are a clean run's. An edit of what other files resolve against (a new function) is not
+/// spliced, and neither is a run that lost the per-file counters the summary totals.
+#[test]
+fn body_edits_are_spliced_into_the_previous_output_with_a_clean_run_s_bytes() {
+    let cases: [(&str, [(&str, &str, &str); 2], (&str, &str)); 3] = [
+        (
+            "python",
+            [
+                ("pkg/api.py", "    util.helper()\n", "    util.helper()\n    get(url)\n"),
+                ("main.py", "def main():\n", "# a comment\ndef main():\n    u.helper()\n"),
+            ],
+            ("pkg/util.py", "\ndef spliced_never():\n    return 1\n"),
+        ),
+        (
+            "rust",
+            [
+                ("src/store.rs", "        store.touch();\n", "        store.touch();\n        Self::validate(&store);\n"),
+                ("src/store.rs", "        self.flush_all();\n", "        self.flush_all();\n        self.flush_all();\n"),
+            ],
+            ("src/util.rs", "\npub fn spliced_never() {}\n"),
+        ),
+        (
+            "c",
+            [
+                ("src/main.c", "    return twice(", "    twice(3);\n    return twice("),
+                ("src/util.c", "#include", "/* a comment */\n#include"),
+            ],
+            ("src/util.c", "\nint spliced_never(void) { return 1; }\n"),
+        ),
+    ];
+    for (fixture, body_edits, (added_to, added)) in cases {
+        let root = copy_fixture(fixture);
+        let root = root.path();
+        extract_incrementally(root);
+        for (path, from, to) in body_edits {
+            edit(root, path, from, to);
+            let (stream, spliced) = extract_incrementally(root);
+            assert!(spliced, "{fixture}: an edit of {path} inside bodies is spliced");
+            assert_eq!(stream, extract(root, false), "{fixture}: {path}");
+        }
+        let mut text = fs::read_to_string(root.join(added_to)).unwrap();
+        text.push_str(added);
+        fs::write(root.join(added_to), text).unwrap();
+        let (stream, spliced) = extract_incrementally(root);
+        assert!(!spliced, "{fixture}: a new function changes what others resolve");
+        assert_eq!(stream, extract(root, false), "{fixture}: {added_to}");
+        assert!(String::from_utf8_lossy(&stream).contains("::spliced_never\""));
+
+        let (path, from, to) = body_edits[0];
+        edit(root, path, to, from);
+        fs::remove_file(root.join(".tldrgraph/cache/resolve.stats")).unwrap();
+        let (stream, spliced) = extract_incrementally(root);
+        assert!(!spliced, "{fixture}: without the counters the summary needs");
+        assert_eq!(stream, extract(root, false), "{fixture}: {path} undone");
+    }
 }

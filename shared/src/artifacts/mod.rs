@@ -58,14 +58,18 @@ pub const INIT_KEY: &str = "init.key";
 pub const INSTALL_MANIFEST: &str = "install.json";
 /// The lock that serialises runs on one repository.
 pub const LOCK: &str = "tldrgraph.lock";
-/// Files only tg-extract writes: [`EXTRACT_CACHE`], [`EXTRACT_OUTPUT`], [`STAMPS`], [`WALK`]
-/// and [`WORDS`].
+/// Files only tg-extract writes: [`EXTRACT_CACHE`], [`EXTRACT_OUTPUT`], [`RESOLVE_STATS`],
+/// [`STAMPS`], [`WALK`] and [`WORDS`].
 pub const CACHE_DIR: &str = "cache";
 /// The extraction cache, per file keyed by content hash (inside [`CACHE_DIR`]).
 pub const EXTRACT_CACHE: &str = "extract.bin";
 /// tg-extract's last output as zstd frames, reused when nothing changed (inside
 /// [`CACHE_DIR`]).
 pub const EXTRACT_OUTPUT: &str = "extract.out.zst";
+/// Each file's resolution counters in tg-extract's last output, bound to its fingerprint: a
+/// run that splices that output takes the unchanged files' counters from here (inside
+/// [`CACHE_DIR`]).
+pub const RESOLVE_STATS: &str = "resolve.stats";
 /// Where the last output was kept uncompressed before: removed when the output is cached
 /// again (inside [`CACHE_DIR`]), with its `.verified` stamp.
 pub const LEGACY_EXTRACT_OUTPUT: &str = "extract.out";
