@@ -79,6 +79,9 @@ impl FileFacts {
             (symbol.signature, symbol.doc) = (None, None);
             symbol.hash = ContentHash::default();
         }
+        // The resolver keeps locals as a set: a second assignment of a name binds nothing new.
+        interface.locals.sort_unstable();
+        interface.locals.dedup();
         for import in &mut interface.imports {
             import.line = 0;
         }

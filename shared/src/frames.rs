@@ -1,20 +1,39 @@
-//! zstd behind one door: large artifacts written as a run of independent zstd frames, each of
-//! [`FRAME_INPUT`] bytes of input, compressed and decompressed across the cores.
+//! zstd behind one door: large artifacts written as a run of independent zstd frames,
+//! compressed and decompressed across the cores.
 //!
 //! A run of frames is an ordinary `.zst` stream (`zstd -dc` reads it). Independent frames are
-//! what lets both directions use every core, and a frame's boundaries depend only on the
-//! input, so the same input gives the same bytes whatever the number of threads. Each frame
-//! carries its content size and a checksum of its content.
+//! what lets both directions use every core. A frame ends after a line chosen by its content
+//! (the hash of its last bytes), once the frame holds [`MIN_FRAME`] bytes, or at
+//! [`MAX_FRAME`]: the same input gives the same bytes whatever the number of threads or the
+//! way it was written, and an edit in the middle of a file leaves the frames before it and,
+//! past the next chosen line, those after it unchanged. A writer given the previous version
+//! of its file copies each frame whose content that version already compressed instead of
+//! compressing it again ([`FrameWriter::reusing`]): each run ends with a skippable frame (which
+//! decoders pass over) indexing every frame by its content's hash. Each data frame carries its
+//! content size and a checksum of its content.
 
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::io::{self, Read, Write};
 
-/// Input bytes per frame: large enough that a frame compresses nearly as well as one whole
-/// stream, small enough that a batch of them across the cores stays a few tens of MB.
-pub const FRAME_INPUT: usize = 8 << 20;
+/// The least input a frame holds before a line may end it: large enough that a frame
+/// compresses nearly as well as one whole stream.
+pub const MIN_FRAME: usize = 4 << 20;
+/// The most input a frame holds: a batch of them across the cores stays a few tens of MB.
+pub const MAX_FRAME: usize = 16 << 20;
+/// A line ends a frame (past [`MIN_FRAME`]) when these bits of its tail's hash are zero: one
+/// line in 16,384, about every 4 MB of a stream's 230-byte lines.
+const CUT_MASK: u64 = (1 << 14) - 1;
+/// How much of a line's end its hash covers: edges and nodes end in their most varied fields.
+const TAIL: usize = 64;
 /// zstd's fastest regular level: on the kernel's stream it compresses 10.5x at about 450 MB/s
 /// a core; higher levels gained under 2% for a third more time.
 const LEVEL: i32 = 1;
+/// The skippable frame that indexes a run's frames (zstd reserves 0x184D2A50-5F for them).
+const INDEX_MAGIC: u32 = 0x184D_2A5B;
+const INDEX_TAG: &[u8] = b"tg-frames 1\n";
+/// Per frame in the index: its content's hash, compressed length and content length.
+const INDEX_ENTRY: usize = 16 + 8 + 8;
 
 /// Frames held at once per thread while compressing or decompressing a batch.
 fn batch_frames() -> usize {
@@ -34,11 +53,11 @@ fn decompress_frame(
     out: &mut Vec<u8>,
 ) -> io::Result<()> {
     let damaged = || io::Error::new(io::ErrorKind::InvalidData, "a damaged zstd frame");
-    // The content size is in every frame this module writes, and never over FRAME_INPUT.
+    // The content size is in every frame this module writes, and never over MAX_FRAME.
     let size = zstd::zstd_safe::get_frame_content_size(frame)
         .ok()
         .flatten()
-        .filter(|&size| size <= FRAME_INPUT as u64)
+        .filter(|&size| size <= MAX_FRAME as u64)
         .ok_or_else(damaged)?;
     out.clear();
     out.reserve(size as usize);
@@ -51,77 +70,256 @@ fn decompress_frame(
     Ok(())
 }
 
-/// A writer that compresses what it is given into frames, a batch of frames at a time across
-/// the cores, and writes them in order to the sink. [`FrameWriter::finish`] writes the last
-/// frame and gives the sink back.
-pub struct FrameWriter<W: Write> {
-    sink: W,
-    pending: Vec<u8>,
+fn content_key(content: &[u8]) -> [u8; 16] {
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&blake3::hash(content).as_bytes()[..16]);
+    key
 }
 
-impl<W: Write> FrameWriter<W> {
+/// Whether the line ending at `end` (the index of its newline) in `bytes`, which begins no
+/// earlier than `floor`, ends a frame.
+fn ends_frame(bytes: &[u8], floor: usize, end: usize) -> bool {
+    use std::hash::Hasher;
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(&bytes[end.saturating_sub(TAIL).max(floor)..end]);
+    hasher.finish() & CUT_MASK == 0
+}
+
+/// The frames a previous version of a file holds, by their content's hash: what a writer may
+/// copy instead of compressing again.
+#[derive(Default)]
+struct Reuse<'a> {
+    frames: HashMap<[u8; 16], &'a [u8]>,
+}
+
+impl<'a> Reuse<'a> {
+    /// The frames of `bytes` its index names, each checked against the index's length; none
+    /// when it has no index this module wrote.
+    fn of(bytes: &'a [u8]) -> Self {
+        let Ok(all) = split_all(bytes) else {
+            return Reuse::default();
+        };
+        let Some((index, data)) = all.split_last() else {
+            return Reuse::default();
+        };
+        let Some(entries) = index_entries(index) else {
+            return Reuse::default();
+        };
+        if entries.len() != data.len() {
+            return Reuse::default();
+        }
+        let frames = (entries.into_iter().zip(data))
+            .filter(|((_, compressed, _), frame)| *compressed == frame.len() as u64)
+            .map(|((key, _, _), frame)| (key, *frame))
+            .collect();
+        Reuse { frames }
+    }
+}
+
+/// The entries of an index frame: (content hash, compressed length, content length).
+fn index_entries(frame: &[u8]) -> Option<Vec<([u8; 16], u64, u64)>> {
+    let payload = skippable_payload(frame)?;
+    let entries = payload.strip_prefix(INDEX_TAG)?;
+    if entries.len() % INDEX_ENTRY != 0 {
+        return None;
+    }
+    let u64_at = |bytes: &[u8]| u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]));
+    Some(
+        entries
+            .chunks_exact(INDEX_ENTRY)
+            .map(|entry| {
+                let mut key = [0u8; 16];
+                key.copy_from_slice(&entry[..16]);
+                (key, u64_at(&entry[16..24]), u64_at(&entry[24..32]))
+            })
+            .collect(),
+    )
+}
+
+/// The payload of a skippable frame of ours, `None` for any other frame.
+fn skippable_payload(frame: &[u8]) -> Option<&[u8]> {
+    let magic = u32::from_le_bytes(frame.get(..4)?.try_into().ok()?);
+    (magic == INDEX_MAGIC).then(|| frame.get(8..)).flatten()
+}
+
+/// A frame's content hash, and its compressed bytes: made now, or copied.
+type KeyedFrame<'a> = ([u8; 16], std::borrow::Cow<'a, [u8]>);
+
+/// A writer that compresses what it is given into frames, a batch of frames at a time across
+/// the cores, and writes them in order to the sink. [`FrameWriter::finish`] writes the last
+/// frame and the index, and gives the sink back.
+pub struct FrameWriter<'a, W: Write> {
+    sink: W,
+    pending: Vec<u8>,
+    /// Where the frames found in `pending` end, in order.
+    cuts: Vec<usize>,
+    /// How far `pending` was searched for the next cut.
+    searched: usize,
+    reuse: Reuse<'a>,
+    index: Vec<u8>,
+    reused: usize,
+}
+
+impl<W: Write> FrameWriter<'static, W> {
     pub fn new(sink: W) -> Self {
+        FrameWriter::reusing(sink, &[])
+    }
+}
+
+impl<'a, W: Write> FrameWriter<'a, W> {
+    /// A writer that copies the frames of `previous` (a run this module wrote) whose content
+    /// it is given again, instead of compressing them: the bytes are the same either way.
+    pub fn reusing(sink: W, previous: &'a [u8]) -> Self {
         FrameWriter {
             sink,
             pending: Vec::new(),
+            cuts: Vec::new(),
+            searched: 0,
+            reuse: Reuse::of(previous),
+            index: INDEX_TAG.to_vec(),
+            reused: 0,
         }
     }
 
-    /// Compresses and writes every whole frame pending (and the partial last one when
-    /// `all`).
+    /// Finds the frame ends in what is pending, past the last one found.
+    fn find_cuts(&mut self) {
+        loop {
+            let start = self.cuts.last().copied().unwrap_or(0);
+            let from = self.searched.max(start + MIN_FRAME - 1);
+            let limit = (start + MAX_FRAME).min(self.pending.len());
+            if from >= limit {
+                if self.pending.len() >= start + MAX_FRAME {
+                    self.cuts.push(start + MAX_FRAME);
+                    continue;
+                }
+                self.searched = self.searched.max(from.min(self.pending.len()));
+                return;
+            }
+            let found = memchr::memchr_iter(b'\n', &self.pending[from..limit])
+                .map(|at| from + at)
+                .find(|&end| ends_frame(&self.pending, start, end));
+            match found {
+                Some(end) => self.cuts.push(end + 1),
+                None if limit == start + MAX_FRAME => self.cuts.push(limit),
+                None => {
+                    self.searched = limit;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Compresses (or copies) and writes every frame found, and what remains as the last one
+    /// when `all`.
     fn drain(&mut self, all: bool) -> io::Result<()> {
-        let whole = self.pending.len() / FRAME_INPUT * FRAME_INPUT;
-        let end = if all { self.pending.len() } else { whole };
-        if end == 0 {
+        if all && self.cuts.last().copied().unwrap_or(0) < self.pending.len() {
+            self.cuts.push(self.pending.len());
+        }
+        let mut bounds = Vec::with_capacity(self.cuts.len());
+        let mut start = 0;
+        for &end in &self.cuts {
+            bounds.push(start..end);
+            start = end;
+        }
+        if bounds.is_empty() {
             return Ok(());
         }
-        let frames: Vec<io::Result<Vec<u8>>> = self.pending[..end]
-            .par_chunks(FRAME_INPUT)
-            .map(compress_frame)
+        let reuse = &self.reuse;
+        let pending = &self.pending;
+        let frames: Vec<io::Result<KeyedFrame<'a>>> = bounds
+            .par_iter()
+            .map(|range| {
+                let content = &pending[range.clone()];
+                let key = content_key(content);
+                Ok(match reuse.frames.get(&key) {
+                    Some(&frame) => (key, std::borrow::Cow::Borrowed(frame)),
+                    None => (key, std::borrow::Cow::Owned(compress_frame(content)?)),
+                })
+            })
             .collect();
-        for frame in frames {
-            self.sink.write_all(&frame?)?;
+        for (frame, range) in frames.into_iter().zip(&bounds) {
+            let (key, frame) = frame?;
+            self.reused += usize::from(matches!(frame, std::borrow::Cow::Borrowed(_)));
+            self.sink.write_all(&frame)?;
+            self.index.extend_from_slice(&key);
+            self.index
+                .extend_from_slice(&(frame.len() as u64).to_le_bytes());
+            self.index
+                .extend_from_slice(&(range.len() as u64).to_le_bytes());
         }
-        self.pending.drain(..end);
+        self.pending.drain(..start);
+        self.cuts.clear();
+        self.searched = self.searched.saturating_sub(start);
         Ok(())
     }
 
-    pub fn finish(mut self) -> io::Result<W> {
+    /// Writes the last frame and the index, and gives the sink back.
+    pub fn finish(self) -> io::Result<W> {
+        Ok(self.finish_counting()?.0)
+    }
+
+    /// [`Self::finish`], also saying how many frames were copied from the previous version
+    /// rather than compressed.
+    pub fn finish_counting(mut self) -> io::Result<(W, usize)> {
+        self.find_cuts();
         self.drain(true)?;
+        let size = u32::try_from(self.index.len()).map_err(io::Error::other)?;
+        self.sink.write_all(&INDEX_MAGIC.to_le_bytes())?;
+        self.sink.write_all(&size.to_le_bytes())?;
+        self.sink.write_all(&self.index)?;
         self.sink.flush()?;
-        Ok(self.sink)
+        Ok((self.sink, self.reused))
     }
 }
 
-impl<W: Write> Write for FrameWriter<W> {
+impl<W: Write> Write for FrameWriter<'_, W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.pending.extend_from_slice(buf);
-        if self.pending.len() >= batch_frames() * FRAME_INPUT {
-            self.drain(false)?;
+        if self.pending.len() >= self.searched + MIN_FRAME {
+            self.find_cuts();
+            if self.cuts.len() >= batch_frames() {
+                self.drain(false)?;
+            }
         }
         Ok(buf.len())
     }
 
-    /// Frames are cut at fixed input offsets, so a flush writes nothing early: the bytes stay
-    /// the same however the input was split into writes.
+    /// Frames are cut by content alone, so a flush writes nothing early: the bytes stay the
+    /// same however the input was split into writes.
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
 }
 
-/// The frames of `bytes`, in order; an error when they do not split exactly into frames.
-fn split_frames(mut bytes: &[u8]) -> io::Result<Vec<&[u8]>> {
+/// Every frame of `bytes`, skippable ones included, in order; an error when they do not split
+/// exactly into frames.
+fn split_all(mut bytes: &[u8]) -> io::Result<Vec<&[u8]>> {
     let mut frames = Vec::new();
     while !bytes.is_empty() {
         let len = zstd::zstd_safe::find_frame_compressed_size(bytes)
             .ok()
             .filter(|&len| len > 0 && len <= bytes.len())
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "not zstd frames"))?;
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "a damaged zstd frame"))?;
         let (frame, rest) = bytes.split_at(len);
         frames.push(frame);
         bytes = rest;
     }
     Ok(frames)
+}
+
+/// The data frames of `bytes`, in order (skippable frames left out).
+fn split_frames(bytes: &[u8]) -> io::Result<Vec<&[u8]>> {
+    let mut frames = split_all(bytes)?;
+    frames.retain(|frame| !is_skippable(frame));
+    Ok(frames)
+}
+
+fn is_skippable(frame: &[u8]) -> bool {
+    frame
+        .get(..4)
+        .and_then(|magic| magic.try_into().ok())
+        .map(u32::from_le_bytes)
+        .is_some_and(|magic| magic & 0xFFFF_FFF0 == 0x184D_2A50)
 }
 
 /// Decompresses a run of frames held in memory to `out`, a batch of frames at a time across
@@ -198,40 +396,87 @@ mod tests {
         writer.finish().unwrap()
     }
 
+    fn decompressed(whole: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        decompress_to(whole, &mut out).unwrap();
+        let mut streamed = Vec::new();
+        reader(whole).unwrap().read_to_end(&mut streamed).unwrap();
+        assert_eq!(streamed, out, "streamed and parallel reads agree");
+        out
+    }
+
     #[test]
-    fn round_trips_and_cuts_frames_by_input_offset_alone() {
+    fn round_trips_and_cuts_frames_by_content_alone() {
         for len in [
             0,
             1,
-            FRAME_INPUT - 1,
-            FRAME_INPUT,
-            FRAME_INPUT + 1,
-            3 * FRAME_INPUT + 17,
+            MIN_FRAME - 1,
+            MIN_FRAME + 1,
+            MAX_FRAME,
+            MAX_FRAME + 1,
+            3 * MAX_FRAME + 17,
         ] {
             let input = sample(len);
             let whole = compress(&input, input.len());
             assert_eq!(compress(&input, 1 << 16), whole, "len {len}: split writes");
             assert_eq!(compress(&input, 1_000_003), whole, "len {len}: odd writes");
+            assert_eq!(compress(&input, 97), whole, "len {len}: line-sized writes");
             let frames = split_frames(&whole).unwrap();
-            assert_eq!(frames.len(), len.div_ceil(FRAME_INPUT), "len {len}");
-            let mut out = Vec::new();
-            decompress_to(&whole, &mut out).unwrap();
-            assert_eq!(out, input, "len {len}: decompressed in parallel");
-            let mut streamed = Vec::new();
-            reader(&whole[..])
-                .unwrap()
-                .read_to_end(&mut streamed)
-                .unwrap();
-            assert_eq!(streamed, input, "len {len}: streamed");
+            let sizes: Vec<u64> = frames
+                .iter()
+                .map(|f| zstd::zstd_safe::get_frame_content_size(f).unwrap().unwrap())
+                .collect();
+            assert_eq!(sizes.iter().sum::<u64>(), len as u64);
+            // Every frame but the last holds between the bounds and ends a line or the bound.
+            let mut at = 0usize;
+            for &size in &sizes[..sizes.len().saturating_sub(1)] {
+                assert!(
+                    (MIN_FRAME as u64..=MAX_FRAME as u64).contains(&size),
+                    "{size}"
+                );
+                at += size as usize;
+                assert!(input[at - 1] == b'\n' || size == MAX_FRAME as u64);
+            }
+            assert_eq!(decompressed(&whole), input, "len {len}");
             if len > 1000 {
                 assert!(whole.len() * 4 < input.len(), "len {len}: compressed");
             }
         }
     }
 
+    /// A small edit changes the frames around it; the others are copied from the previous
+    /// version, and the bytes are those compressing afresh gives.
+    #[test]
+    fn a_writer_copies_the_frames_the_previous_version_holds() {
+        let before = sample(6 * MAX_FRAME);
+        let previous = compress(&before, 1 << 16);
+        let mut after = before.clone();
+        let middle = after.len() / 2;
+        after.splice(
+            middle..middle + 10,
+            b"an edit of another length\n".iter().copied(),
+        );
+        let fresh = compress(&after, 1 << 16);
+        let mut writer = FrameWriter::reusing(Vec::new(), &previous);
+        writer.write_all(&after).unwrap();
+        let (spliced, reused) = writer.finish_counting().unwrap();
+        assert_eq!(spliced, fresh);
+        let total = split_frames(&fresh).unwrap().len();
+        assert!(total >= 6, "{total} frames");
+        assert!(reused + 2 >= total, "{reused} of {total} frames copied");
+        assert_eq!(decompressed(&spliced), after);
+        // A previous version without an index, or not zstd at all, is only not reused.
+        let no_index = &previous[..previous.len() - 8];
+        for junk in [no_index, b"not zstd".as_slice(), &[]] {
+            let mut writer = FrameWriter::reusing(Vec::new(), junk);
+            writer.write_all(&after).unwrap();
+            assert_eq!(writer.finish_counting().unwrap(), (fresh.clone(), 0));
+        }
+    }
+
     #[test]
     fn damage_is_an_error_not_wrong_bytes() {
-        let input = sample(2 * FRAME_INPUT + 5);
+        let input = sample(2 * MAX_FRAME + 5);
         let whole = compress(&input, input.len());
         let mut flipped = whole.clone();
         let at = whole.len() / 2;

@@ -229,6 +229,11 @@ impl PreviousOutput {
         Ok(true)
     }
 
+    /// The stream's zstd frames.
+    pub fn frames(&self) -> &[u8] {
+        &self.frames
+    }
+
     /// Writes the stream, decompressed across the cores.
     pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
         tg_shared::frames::decompress_to(&self.frames, out)
@@ -252,21 +257,24 @@ fn beside(output: &Path, suffix: &str) -> std::path::PathBuf {
 }
 
 /// The output cache being written beside the stream; [`OutputCache::finish`] seals it.
-pub struct OutputCache {
-    frames: FrameWriter<Hashed<store::AtomicFile>>,
+pub struct OutputCache<'a> {
+    frames: FrameWriter<'a, Hashed<store::AtomicFile>>,
     fingerprint: String,
     path: PathBuf,
 }
 
-impl OutputCache {
-    pub fn create(path: &Path, fingerprint: &str) -> io::Result<Self> {
+impl<'a> OutputCache<'a> {
+    /// A cache written afresh, copying the frames of `previous` (a previous output's frames,
+    /// [`PreviousOutput::frames`]) whose content it holds again instead of compressing them.
+    pub fn create(path: &Path, fingerprint: &str, previous: &'a [u8]) -> io::Result<Self> {
         let mut file = store::AtomicFile::create(path)?;
         writeln!(file, "{fingerprint}")?;
+        let sink = Hashed {
+            sink: file,
+            hasher: tg_shared::hash::Hasher::new(),
+        };
         Ok(OutputCache {
-            frames: FrameWriter::new(Hashed {
-                sink: file,
-                hasher: tg_shared::hash::Hasher::new(),
-            }),
+            frames: FrameWriter::reusing(sink, previous),
             fingerprint: fingerprint.to_string(),
             path: path.to_path_buf(),
         })
@@ -288,7 +296,7 @@ impl OutputCache {
     }
 }
 
-impl Write for OutputCache {
+impl Write for OutputCache<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.frames.write(buf)
     }

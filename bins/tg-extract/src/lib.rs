@@ -19,6 +19,7 @@ pub const STAGE: &str = "tg-extract";
 use cache::{CacheView, EntryView, ExtractCache};
 use cli::Cli;
 use extract::Outcome;
+use resolve::ResolveStats;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -29,7 +30,6 @@ use tg_lang::words::{word_hash, FileEntry, FileWords, WordTable};
 use tg_shared::exit;
 use tg_shared::freshness::Verified;
 use tg_shared::ndjson::RecordWriter;
-use resolve::ResolveStats;
 use tg_shared::record::{EdgeKind, Header, NodeKind, Record};
 use tg_shared::stage::{self, Failure, Progress};
 use tg_shared::store::{self, Store};
@@ -514,7 +514,10 @@ fn write_output(
     };
     let cache_path = output.store.extract_output_cache_path();
     let mut cache_writer = match output.cache_it {
-        true => cache::OutputCache::create(&cache_path, output.fingerprint).ok(),
+        true => {
+            let previous = base.map_or(&[][..], |base| base.previous.frames());
+            cache::OutputCache::create(&cache_path, output.fingerprint, previous).ok()
+        }
         false => None,
     };
     if !write_stream(output.cli, output.scope, &produce, &mut cache_writer)? {

@@ -313,16 +313,50 @@ fn edge_key(line: &[u8]) -> Option<LineKey<'_>> {
 mod tests {
     use super::*;
 
+    fn interface(path: &str, source: &str) -> tg_shared::hash::ContentHash {
+        let lang = tg_lang::for_path(path).expect("known language");
+        let facts = tg_parse::extract_file(lang, path, source).expect("parses");
+        facts.interface_digest().expect("encodes")
+    }
+
+    /// What another file's resolution reads changes the digest; what only the file's own
+    /// edges and lines carry does not.
+    #[test]
+    fn an_interface_ignores_bodies_and_lines_but_not_names_imports_or_bases() {
+        let base = "import os\n\nclass A(B):\n    def m(self):\n        return f()\n\ndef f():\n    x = 1\n    return x\n";
+        let digest = interface("a.py", base);
+        let same = [
+            "import os\n\n\n# moved down\nclass A(B):\n    def m(self):\n        return f()\n\ndef f():\n    x = 1\n    return x\n",
+            "import os\n\nclass A(B):\n    def m(self):\n        g()\n        return f()\n\ndef f():\n    x = 1\n    return x\n",
+            "import os\n\nclass A(B):\n    def m(self):\n        \"\"\"Now documented.\"\"\"\n        return f()\n\ndef f():\n    x = 1\n    return x\n",
+        ];
+        for source in same {
+            assert_eq!(interface("a.py", source), digest, "{source}");
+        }
+        let different = [
+            base.replace("import os", "import sys"),
+            base.replace("class A(B)", "class A(C)"),
+            base.replace("def f():", "def f2():"),
+            format!("{base}\ndef g():\n    pass\n"),
+            base.replace("    x = 1\n", "    y = 1\n"),
+        ];
+        for source in different {
+            assert_ne!(interface("a.py", &source), digest, "{source}");
+        }
+    }
+
     #[test]
     fn an_edge_key_is_read_from_the_canonical_form_and_through_escapes() {
-        let plain = br#"{"type":"edge","kind":"calls","src":"a.py::f","dst":"b.py::g","line":3,"count":1}
+        let plain =
+            br#"{"type":"edge","kind":"calls","src":"a.py::f","dst":"b.py::g","line":3,"count":1}
 "#;
         let key = edge_key(plain).expect("canonical edge");
         assert_eq!(
             (key.src.as_ref(), key.kind, key.dst.as_ref()),
             ("a.py::f", EdgeKind::Calls, "b.py::g")
         );
-        let escaped = br#"{"type":"edge","kind":"imports","src":"a\"b.py","dst":"c.py","line":1,"count":1}
+        let escaped =
+            br#"{"type":"edge","kind":"imports","src":"a\"b.py","dst":"c.py","line":1,"count":1}
 "#;
         let key = edge_key(escaped).expect("escaped edge");
         assert_eq!(

@@ -733,14 +733,27 @@ fn files_declared_as_test_modules_are_test_code() {
 /// Replaces the only `from` in the file at `path` (under `root`) with `to`.
 fn edit(root: &Path, path: &str, from: &str, to: &str) {
     let path = root.join(path);
-    let text = fs::read_to_string(&path).unwrap();
-    assert_eq!(text.matches(from).count(), 1, "{from:?} in {}", path.display());
-    fs::write(&path, text.replace(from, to)).unwrap();
+    let text = fs::read_to_string(&path).expect("read the file to edit");
+    assert_eq!(
+        text.matches(from).count(),
+        1,
+        "{from:?} in {}",
+        path.display()
+    );
+    fs::write(&path, text.replace(from, to)).expect("write the edit");
 }
+
+/// A fixture, two edits inside bodies (file, text, replacement), and a function to append to
+/// a file.
+type SpliceCase<'a> = (
+    &'a str,
+    [(&'a str, &'a str, &'a str); 2],
+    (&'a str, &'a str),
+);
 
 /// Runs tg-extract with its cache; returns stdout and whether it spliced the previous output.
 fn extract_incrementally(root: &Path) -> (Vec<u8>, bool) {
-    let output = bin().arg("--root").arg(root).arg(root).output().unwrap();
+    let output = (bin().arg("--root").arg(root).arg(root).output()).expect("run tg-extract");
     assert!(output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     (output.stdout, stderr.contains("spliced their records"))
@@ -752,27 +765,47 @@ fn extract_incrementally(root: &Path) -> (Vec<u8>, bool) {
 /// spliced, and neither is a run that lost the per-file counters the summary totals.
 #[test]
 fn body_edits_are_spliced_into_the_previous_output_with_a_clean_run_s_bytes() {
-    let cases: [(&str, [(&str, &str, &str); 2], (&str, &str)); 3] = [
+    let cases: [SpliceCase; 3] = [
         (
             "python",
             [
-                ("pkg/api.py", "    util.helper()\n", "    util.helper()\n    get(url)\n"),
-                ("main.py", "def main():\n", "# a comment\ndef main():\n    u.helper()\n"),
+                (
+                    "pkg/api.py",
+                    "    util.helper()\n",
+                    "    util.helper()\n    get(url)\n",
+                ),
+                (
+                    "main.py",
+                    "def main():\n",
+                    "# a comment\ndef main():\n    u.helper()\n",
+                ),
             ],
             ("pkg/util.py", "\ndef spliced_never():\n    return 1\n"),
         ),
         (
             "rust",
             [
-                ("src/store.rs", "        store.touch();\n", "        store.touch();\n        Self::validate(&store);\n"),
-                ("src/store.rs", "        self.flush_all();\n", "        self.flush_all();\n        self.flush_all();\n"),
+                (
+                    "src/store.rs",
+                    "        store.touch();\n",
+                    "        store.touch();\n        Self::validate(&store);\n",
+                ),
+                (
+                    "src/store.rs",
+                    "        self.flush_all();\n",
+                    "        self.flush_all();\n        self.flush_all();\n",
+                ),
             ],
             ("src/util.rs", "\npub fn spliced_never() {}\n"),
         ),
         (
             "c",
             [
-                ("src/main.c", "    return twice(", "    twice(3);\n    return twice("),
+                (
+                    "src/main.c",
+                    "    return twice(",
+                    "    twice(3);\n    return twice(",
+                ),
                 ("src/util.c", "#include", "/* a comment */\n#include"),
             ],
             ("src/util.c", "\nint spliced_never(void) { return 1; }\n"),
@@ -785,14 +818,20 @@ fn body_edits_are_spliced_into_the_previous_output_with_a_clean_run_s_bytes() {
         for (path, from, to) in body_edits {
             edit(root, path, from, to);
             let (stream, spliced) = extract_incrementally(root);
-            assert!(spliced, "{fixture}: an edit of {path} inside bodies is spliced");
+            assert!(
+                spliced,
+                "{fixture}: an edit of {path} inside bodies is spliced"
+            );
             assert_eq!(stream, extract(root, false), "{fixture}: {path}");
         }
         let mut text = fs::read_to_string(root.join(added_to)).unwrap();
         text.push_str(added);
         fs::write(root.join(added_to), text).unwrap();
         let (stream, spliced) = extract_incrementally(root);
-        assert!(!spliced, "{fixture}: a new function changes what others resolve");
+        assert!(
+            !spliced,
+            "{fixture}: a new function changes what others resolve"
+        );
         assert_eq!(stream, extract(root, false), "{fixture}: {added_to}");
         assert!(String::from_utf8_lossy(&stream).contains("::spliced_never\""));
 
@@ -800,7 +839,10 @@ fn body_edits_are_spliced_into_the_previous_output_with_a_clean_run_s_bytes() {
         edit(root, path, to, from);
         fs::remove_file(root.join(".tldrgraph/cache/resolve.stats")).unwrap();
         let (stream, spliced) = extract_incrementally(root);
-        assert!(!spliced, "{fixture}: without the counters the summary needs");
+        assert!(
+            !spliced,
+            "{fixture}: without the counters the summary needs"
+        );
         assert_eq!(stream, extract(root, false), "{fixture}: {path} undone");
     }
 }

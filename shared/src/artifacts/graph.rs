@@ -236,7 +236,11 @@ impl GraphWriter {
         let total: u64 = parts.iter().map(|(_, part)| part.bytes).sum();
         let changed;
         let other = if total > self.plain_limit {
-            let mut out = FrameWriter::new(AtomicFile::create(&self.compressed_path)?);
+            // The frames an edit left as they were are copied from the last graph, not
+            // compressed again (a gigabyte on the kernel).
+            let previous = std::fs::read(&self.compressed_path).unwrap_or_default();
+            let mut out =
+                FrameWriter::reusing(AtomicFile::create(&self.compressed_path)?, &previous);
             join(parts, &mut out)?;
             changed = out.finish()?.commit_if_changed()?;
             &self.path
