@@ -105,6 +105,16 @@ fn check_trailer(hash: &[u8; 32], trailer: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// The seal of what [`encode_sealed`] wrote (the payload's hash): it names those bytes.
+pub fn seal_of(bytes: &[u8]) -> Option<[u8; 32]> {
+    let trailer = bytes.get(bytes.len().checked_sub(SEAL_LEN)?..)?;
+    trailer.ends_with(SEAL_MAGIC).then(|| {
+        let mut seal = [0u8; 32];
+        seal.copy_from_slice(&trailer[..32]);
+        seal
+    })
+}
+
 /// The payload of a sealed buffer, once its checksum matches.
 pub fn unseal(bytes: &[u8]) -> Result<&[u8], String> {
     if bytes.len() < SEAL_LEN || !bytes.ends_with(SEAL_MAGIC) {

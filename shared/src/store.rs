@@ -113,6 +113,13 @@ impl Store {
             .join(artifacts::EXTRACT_CACHE)
     }
 
+    /// The extraction cache's delta over its base ([`Self::extract_cache_path`]).
+    pub fn extract_cache_delta_path(&self) -> PathBuf {
+        self.dir
+            .join(artifacts::CACHE_DIR)
+            .join(artifacts::EXTRACT_CACHE_DELTA)
+    }
+
     /// tg-extract's last output, reused when nothing changed.
     pub fn extract_output_cache_path(&self) -> PathBuf {
         self.dir

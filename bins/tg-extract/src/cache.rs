@@ -33,7 +33,40 @@ pub struct ExtractCache {
     /// Tool version and extractor revision that wrote the entries.
     pub stamp: String,
     pub entries: BTreeMap<String, CacheEntry>,
+    /// Where the entries came from: the store's base and delta ([`ExtractCache::load_store`]).
+    #[serde(skip)]
+    pub origin: Origin,
 }
+
+/// The store's cache is a base (`extract.bin`, every entry) and a delta (`extract.delta`, the
+/// entries of the files that changed since the base was written, `None` for a file gone): a
+/// run that changed a few files writes a small delta instead of the whole base (330 MB on the
+/// kernel, four seconds of a core). The delta names the base it amends by the base's seal.
+#[derive(Debug, Default, Clone)]
+pub struct Origin {
+    /// The seal of the base the entries were loaded from.
+    pub base_seal: Option<[u8; 32]>,
+    /// The files the delta loaded with them held.
+    pub delta_paths: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Delta {
+    stamp: String,
+    base: Vec<u8>,
+    entries: BTreeMap<String, Option<CacheEntry>>,
+}
+
+/// A [`Delta`] as written: borrowed from the run's entries.
+#[derive(Serialize)]
+struct DeltaView<'a> {
+    stamp: String,
+    base: &'a [u8],
+    entries: BTreeMap<&'a str, Option<EntryView<'a>>>,
+}
+
+/// A delta is written while it holds at most one file in this many of the cache's.
+const DELTA_SHARE: usize = 32;
 
 pub fn stamp() -> String {
     format!(
@@ -44,6 +77,35 @@ pub fn stamp() -> String {
 }
 
 impl ExtractCache {
+    /// Loads the store's cache: its base, amended by its delta when the delta belongs to that
+    /// base ([`Origin`]). A delta of another base or build is ignored: the base alone is a
+    /// consistent (older) cache.
+    pub fn load_store(base: &Path, delta: &Path) -> (ExtractCache, Option<String>) {
+        let (mut cache, note) = Self::load(base);
+        let Some(seal) = cache.origin.base_seal else {
+            return (cache, note);
+        };
+        let loaded = match codec::decode_sealed_file::<Delta>(delta) {
+            Ok(loaded) => loaded,
+            Err(_) if !delta.exists() => return (cache, note),
+            Err(err) => {
+                let note = format!("warning: ignoring damaged {}: {err}", delta.display());
+                return (cache, Some(note));
+            }
+        };
+        if loaded.stamp != cache.stamp || loaded.base != seal {
+            return (cache, note);
+        }
+        for (path, entry) in loaded.entries {
+            match entry {
+                Some(entry) => cache.entries.insert(path.clone(), entry),
+                None => cache.entries.remove(&path),
+            };
+            cache.origin.delta_paths.push(path);
+        }
+        (cache, note)
+    }
+
     /// Loads the cache, or an empty one (with the reason) when it is missing, stale or damaged.
     pub fn load(path: &Path) -> (ExtractCache, Option<String>) {
         let bytes = match std::fs::read(path) {
@@ -79,7 +141,10 @@ impl ExtractCache {
             return (ExtractCache::empty(), Some(note));
         };
         match codec::decode_sealed::<ExtractCache>(payload) {
-            Ok(cache) if cache.stamp == stamp() => (cache, None),
+            Ok(mut cache) if cache.stamp == stamp() => {
+                cache.origin.base_seal = codec::seal_of(payload);
+                (cache, None)
+            }
             Ok(_) => (ExtractCache::empty(), None),
             Err(err) => (
                 ExtractCache::empty(),
@@ -95,6 +160,7 @@ impl ExtractCache {
         ExtractCache {
             stamp: stamp(),
             entries: BTreeMap::new(),
+            origin: Origin::default(),
         }
     }
 }
@@ -132,6 +198,42 @@ impl Serialize for EntryView<'_> {
 }
 
 impl CacheView<'_> {
+    /// Saves the store's cache ([`Origin`]): as a delta over the base it was loaded from,
+    /// holding the files `changed` this run made or dropped and those the loaded delta held,
+    /// while they are few; otherwise as a new base, and the delta is removed.
+    pub fn save_store(
+        &self,
+        (base, delta): (&Path, &Path),
+        origin: &Origin,
+        changed: &[&str],
+    ) -> Result<(), String> {
+        if let Some(seal) = &origin.base_seal {
+            let mut touched: Vec<&str> = origin.delta_paths.iter().map(String::as_str).collect();
+            touched.extend_from_slice(changed);
+            touched.sort_unstable();
+            touched.dedup();
+            if touched.len() * DELTA_SHARE <= self.entries.len() {
+                let view = DeltaView {
+                    stamp: self.stamp.clone(),
+                    base: seal,
+                    entries: (touched.iter())
+                        .map(|&path| (path, self.entries.get(path).copied()))
+                        .collect(),
+                };
+                let bytes = codec::encode_sealed(&view)?;
+                return store::write_atomic(delta, &bytes)
+                    .map_err(|e| format!("cannot write {}: {e}", delta.display()));
+            }
+        }
+        self.save(base)?;
+        match std::fs::remove_file(delta) {
+            Err(err) if err.kind() != io::ErrorKind::NotFound => {
+                Err(format!("cannot remove {}: {err}", delta.display()))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Written as it is encoded (the kernel's cache is a quarter of a gigabyte).
     pub fn save(&self, path: &Path) -> Result<(), String> {
         let cant = |e: io::Error| format!("cannot write {}: {e}", path.display());

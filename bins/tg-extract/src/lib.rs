@@ -271,20 +271,52 @@ fn current_entries<'a>(
     entries
 }
 
-/// Writes the extraction cache ([`current_entries`]) when `dirty`, then sums the files' words
-/// into `cache/words.bin`, which dead-code reads instead of every file.
+/// What the run changed in the cache: the entries it had loaded (with their [`cache::Origin`])
+/// and the files it parsed.
+struct CacheChanges<'a> {
+    origin: cache::Origin,
+    loaded: Vec<String>,
+    extracted: &'a [extract::Extracted],
+}
+
+impl CacheChanges<'_> {
+    /// The files whose entries this run made or dropped, given the entries after it.
+    fn changed<'e>(&'e self, entries: &BTreeMap<&str, EntryView<'_>>) -> Vec<&'e str> {
+        let parsed = (self.extracted.iter())
+            .filter(|item| {
+                matches!(
+                    item.outcome,
+                    Outcome::Ready {
+                        from_cache: false,
+                        ..
+                    }
+                )
+            })
+            .map(|item| item.rel.as_str());
+        let dropped = (self.loaded.iter())
+            .map(String::as_str)
+            .filter(|path| !entries.contains_key(path));
+        parsed.chain(dropped).collect()
+    }
+}
+
+/// Writes the extraction cache ([`current_entries`]) when `dirty` (as a delta over its base
+/// while few files changed), then sums the files' words into `cache/words.bin`, which
+/// dead-code reads instead of every file.
 fn save_cache_and_words(
     store: &Store,
     entries: &BTreeMap<&str, EntryView<'_>>,
-    dirty: bool,
+    dirty: Option<&CacheChanges>,
     progress: &Progress,
 ) {
-    if dirty {
+    if let Some(changes) = dirty {
         let view = CacheView {
             stamp: cache::stamp(),
             entries,
         };
-        if let Err(err) = view.save(&store.extract_cache_path()) {
+        let paths = (store.extract_cache_path(), store.extract_cache_delta_path());
+        let changed = changes.changed(entries);
+        if let Err(err) = view.save_store((&paths.0, &paths.1), &changes.origin, &changed) {
             progress.say(format_args!("{err}"));
         }
     }
@@ -602,12 +634,24 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
         }
     }
     if lock.is_some() {
-        let (loaded, note) = ExtractCache::load(&store.extract_cache_path());
+        let (loaded, note) = ExtractCache::load_store(
+            &store.extract_cache_path(),
+            &store.extract_cache_delta_path(),
+        );
         cache = loaded;
         if let Some(note) = note {
             progress.say(note);
         }
     }
+    // Entries merged from shards are not the store's: the cache is then written whole.
+    let changes = CacheChanges {
+        origin: match cli.merge.is_empty() {
+            true => cache.origin.clone(),
+            false => cache::Origin::default(),
+        },
+        loaded: cache.entries.keys().cloned().collect(),
+        extracted: &[],
+    };
     shard::load_facts(&mut cache, &cli.merge)?;
 
     progress.phase("cache load");
@@ -670,7 +714,11 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
         let saver = if lock.is_some() && (dirty || words_missing) {
             Some(threads.spawn(|| {
                 let entries = current_entries(&cache, &extracted, &words, scope.full_walk);
-                save_cache_and_words(&store, &entries, dirty, &progress);
+                let changes = CacheChanges {
+                    extracted: &extracted,
+                    ..changes
+                };
+                save_cache_and_words(&store, &entries, dirty.then_some(&changes), &progress);
                 drop(entries);
                 drop(words);
             }))

@@ -107,6 +107,8 @@ pub struct Splicer<'g, W: Write> {
     graph: &'g Graph<'g>,
     /// The old ids of the resolved files' symbols: the edges leaving them are dropped.
     old_sources: HashSet<&'g str>,
+    /// The resolved files' paths, which begin each of their ids.
+    replaced: Vec<&'g [u8]>,
     new_edges: std::iter::Peekable<std::vec::IntoIter<(EdgeKey, Vec<u8>)>>,
     out: W,
     section: Section,
@@ -130,9 +132,14 @@ impl<'g, W: Write> Splicer<'g, W> {
             .filter_map(|item| item.replaced.as_ref())
             .flat_map(|replaced| replaced.ids.iter().map(String::as_str))
             .collect();
+        let replaced = (extracted.iter())
+            .filter(|item| item.replaced.is_some())
+            .map(|item| item.rel.as_bytes())
+            .collect();
         Ok(Splicer {
             graph,
             old_sources,
+            replaced,
             new_edges: graph.resolved_edges()?.into_iter().peekable(),
             out,
             section: Section::Header,
@@ -214,6 +221,36 @@ impl<'g, W: Write> Splicer<'g, W> {
     }
 
     fn edge_line(&mut self, line: &[u8]) -> io::Result<()> {
+        // Most edges are copied on their kind and source alone, read from the raw line.
+        if let Some((kind, src)) = raw_kind_and_src(line) {
+            let maybe_old = self.replaced.iter().any(|path| src.starts_with(path));
+            if !maybe_old
+                || !self
+                    .old_sources
+                    .contains(std::str::from_utf8(src).unwrap_or(""))
+            {
+                return self.copy_edge_by_source(line, kind, src);
+            }
+            return Ok(());
+        }
+        self.edge_line_parsed(line)
+    }
+
+    /// Copies an old edge whose source is `src`, after the new edges whose sources sort
+    /// before it; one of the same source needs the whole key compared.
+    fn copy_edge_by_source(&mut self, line: &[u8], kind: EdgeKind, src: &[u8]) -> io::Result<()> {
+        while let Some((next, _)) = self.new_edges.peek() {
+            match next.src.as_bytes().cmp(src) {
+                std::cmp::Ordering::Less => self.write_next_new_edge()?,
+                std::cmp::Ordering::Greater => break,
+                std::cmp::Ordering::Equal => return self.edge_line_parsed(line),
+            }
+        }
+        *self.edges_by_kind.entry(kind).or_insert(0) += 1;
+        self.out.write_all(line)
+    }
+
+    fn edge_line_parsed(&mut self, line: &[u8]) -> io::Result<()> {
         let Some(key) = edge_key(line) else {
             return Err(mismatch(format!(
                 "cannot read the edge {}",
@@ -255,7 +292,7 @@ impl<'g, W: Write> Splicer<'g, W> {
 impl<W: Write> Write for Splicer<'_, W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let mut rest = buf;
-        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+        while let Some(end) = memchr::memchr(b'\n', rest) {
             let (line, after) = rest.split_at(end + 1);
             if self.partial.is_empty() {
                 self.line(line)?;
@@ -273,6 +310,22 @@ impl<W: Write> Write for Splicer<'_, W> {
     fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
     }
+}
+
+/// The kind and source of an edge line in the canonical form, as raw bytes: a source without
+/// escapes, whose bytes then order as its text does. `None` for any other line.
+fn raw_kind_and_src(line: &[u8]) -> Option<(EdgeKind, &[u8])> {
+    let rest = line.strip_prefix(b"{\"type\":\"edge\",\"kind\":\"")?;
+    let (kind, rest) = rest.split_at(memchr::memchr(b'"', rest)?);
+    let rest = rest.strip_prefix(b"\",\"src\":\"")?;
+    let src = &rest[..memchr::memchr(b'"', rest)?];
+    if memchr::memchr(b'\\', src).is_some() {
+        return None;
+    }
+    let kind = EdgeKind::ALL
+        .into_iter()
+        .find(|k| k.as_str().as_bytes() == kind)?;
+    Some((kind, src))
 }
 
 /// An edge line's (src, kind, dst), borrowed from the line in the canonical form the stages

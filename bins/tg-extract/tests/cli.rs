@@ -846,3 +846,70 @@ fn body_edits_are_spliced_into_the_previous_output_with_a_clean_run_s_bytes() {
         assert_eq!(stream, extract(root, false), "{fixture}: {path} undone");
     }
 }
+
+/// While few files change, the cache is kept as a delta over its base: the base is not
+/// written again, the delta's entries are used (nothing is parsed twice), and a damaged
+/// delta only costs parsing its files again.
+#[test]
+fn a_few_changed_files_are_cached_as_a_delta_over_the_base() {
+    let root = copy_fixture("python");
+    let root = root.path();
+    for n in 0..70 {
+        let module =
+            format!("from pkg.util import helper\n\n\ndef gen_{n}():\n    return helper()\n");
+        fs::write(root.join(format!("pkg/gen_{n:02}.py")), module).expect("write a module");
+    }
+    let cache = root.join(".tldrgraph/cache");
+    extract_incrementally(root);
+    let base = fs::read(cache.join("extract.bin")).expect("the base");
+    assert!(!cache.join("extract.delta").exists());
+
+    edit(
+        root,
+        "pkg/gen_03.py",
+        "    return helper()\n",
+        "    helper()\n    return helper()\n",
+    );
+    edit(
+        root,
+        "pkg/gen_41.py",
+        "    return helper()\n",
+        "    return gen_41()\n",
+    );
+    let (stream, _) = extract_incrementally(root);
+    assert_eq!(stream, extract(root, false));
+    assert_eq!(
+        fs::read(cache.join("extract.bin")).expect("the base"),
+        base,
+        "not rewritten"
+    );
+    let delta = fs::read(cache.join("extract.delta")).expect("a delta");
+    assert!(delta.len() * 10 < base.len(), "{} bytes", delta.len());
+
+    // Without the previous output, the cache alone is read: base and delta, nothing parsed.
+    let run_without_output = || {
+        fs::remove_file(cache.join("extract.out.zst")).expect("remove the output cache");
+        let output = bin()
+            .arg("--root")
+            .arg(root)
+            .arg(root)
+            .output()
+            .expect("run");
+        assert!(output.status.success());
+        (
+            output.stdout,
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (stream, stderr) = run_without_output();
+    assert_eq!(stream, extract(root, false));
+    assert!(stderr.contains("(0 parsed, 76 cached"), "{stderr}");
+
+    let mut damaged = delta.clone();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 0x40;
+    fs::write(cache.join("extract.delta"), damaged).expect("damage the delta");
+    let (stream, stderr) = run_without_output();
+    assert_eq!(stream, extract(root, false));
+    assert!(stderr.contains("(2 parsed, 74 cached"), "{stderr}");
+}

@@ -58,11 +58,14 @@ pub const INIT_KEY: &str = "init.key";
 pub const INSTALL_MANIFEST: &str = "install.json";
 /// The lock that serialises runs on one repository.
 pub const LOCK: &str = "tldrgraph.lock";
-/// Files only tg-extract writes: [`EXTRACT_CACHE`], [`EXTRACT_OUTPUT`], [`RESOLVE_STATS`],
+/// Files only tg-extract writes: [`EXTRACT_CACHE`], [`EXTRACT_CACHE_DELTA`], [`EXTRACT_OUTPUT`], [`RESOLVE_STATS`],
 /// [`STAMPS`], [`WALK`] and [`WORDS`].
 pub const CACHE_DIR: &str = "cache";
 /// The extraction cache, per file keyed by content hash (inside [`CACHE_DIR`]).
 pub const EXTRACT_CACHE: &str = "extract.bin";
+/// The entries of the files changed since [`EXTRACT_CACHE`] was written, over it (inside
+/// [`CACHE_DIR`]).
+pub const EXTRACT_CACHE_DELTA: &str = "extract.delta";
 /// tg-extract's last output as zstd frames, reused when nothing changed (inside
 /// [`CACHE_DIR`]).
 pub const EXTRACT_OUTPUT: &str = "extract.out.zst";
