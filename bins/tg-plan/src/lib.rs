@@ -298,7 +298,12 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             seen.plan_input.edges.len()
         ));
     }
-    let plan = select::plan(&seen.plan_input, &settings);
+    let memo = store.path(&format!(
+        "{}/{}",
+        artifacts::CACHE_DIR,
+        artifacts::PLAN_METRICS
+    ));
+    let (plan, ranking_reused) = select::plan(&seen.plan_input, &settings, Some(&memo));
     let ranking_time = started.elapsed();
     let needing: BTreeSet<String> = plan
         .candidates
@@ -366,13 +371,17 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     ))?;
     output.finish()?;
     progress.say(format_args!(
-        "{} candidates of {} eligible symbols; {}/{} cross-layer calls covered; ranked in {:.2}s ({} betweenness)",
+        "{} candidates of {} eligible symbols; {}/{} cross-layer calls covered; ranked in {:.2}s ({} betweenness{})",
         plan.candidates.len(),
         plan.eligible,
         plan.covered_calls,
         plan.cross_layer_calls,
         ranking_time.as_secs_f64(),
-        plan.betweenness
+        plan.betweenness,
+        match ranking_reused {
+            true => "; the last ranking, for the same dependency graph",
+            false => "",
+        }
     ));
     Ok(())
 }

@@ -43,6 +43,72 @@ impl Graph {
     }
 }
 
+/// Both metrics of one graph.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Ranked {
+    pub pagerank: Vec<f64>,
+    pub betweenness: Vec<f64>,
+    pub how: Betweenness,
+}
+
+/// What names the metrics' definitions: a change to either function changes it, so a memo of
+/// an older build is never taken.
+const METRICS_REVISION: u32 = 1;
+
+/// The memo of the last ranking: the key of the graph it ranked, and its metrics.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Memo {
+    key: Vec<u8>,
+    ranked: Ranked,
+}
+
+/// A hash of the graph's edges (the in-lists follow from them).
+fn graph_key(graph: &Graph) -> Vec<u8> {
+    let mut hasher = tg_shared::hash::Hasher::new();
+    hasher.update(&METRICS_REVISION.to_le_bytes());
+    hasher.update(&(graph.len() as u64).to_le_bytes());
+    for list in &graph.out {
+        hasher.update(&(list.len() as u32).to_le_bytes());
+        for &dst in list {
+            hasher.update(&dst.to_le_bytes());
+        }
+    }
+    hasher.finish_raw().to_vec()
+}
+
+/// PageRank and betweenness of `graph`. Both are a function of the graph alone, bit for bit,
+/// so the last ranking kept at `memo` is taken when it ranked this very graph: an edit that
+/// changes no dependency between product symbols (most edits inside a body) ranks nothing.
+/// Whether the memo was taken comes back beside the metrics. A memo that is missing, damaged
+/// or of another graph only means ranking; failing to keep the new one only slows the next.
+pub fn rank(graph: &Graph, memo: Option<&std::path::Path>) -> (Ranked, bool) {
+    let key = graph_key(graph);
+    if let Some(path) = memo {
+        if let Ok(kept) = tg_shared::codec::decode_sealed_file::<Memo>(path) {
+            if kept.key == key && kept.ranked.pagerank.len() == graph.len() {
+                return (kept.ranked, true);
+            }
+        }
+    }
+    let pagerank = pagerank(graph);
+    let (betweenness, how) = betweenness(graph);
+    let ranked = Ranked {
+        pagerank,
+        betweenness,
+        how,
+    };
+    if let Some(path) = memo {
+        let memo = Memo {
+            key,
+            ranked: ranked.clone(),
+        };
+        if let Ok(bytes) = tg_shared::codec::encode_sealed(&memo) {
+            let _ = tg_shared::store::write_atomic(path, &bytes);
+        }
+    }
+    (ranked, false)
+}
+
 /// PageRank's damping factor (the usual one) and its fixed number of iterations.
 const DAMPING: f64 = 0.85;
 const PAGERANK_ITERATIONS: usize = 50;
@@ -89,7 +155,7 @@ pub const SAMPLES: usize = 256;
 const SEED: u64 = 0x7464_6772_6170_6800;
 
 /// How betweenness was computed, for the summary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Betweenness {
     Exact,
     Sampled(usize),
@@ -242,5 +308,30 @@ mod tests {
     fn sampling_is_fixed_by_the_seed() {
         assert_eq!(sample(10_000, 8), sample(10_000, 8));
         assert_eq!(sample(5, 8), vec![0, 1, 2, 3, 4]);
+    }
+
+    /// The last ranking is taken for the same graph only; any other, or a damaged memo, is
+    /// ranked again, with the numbers ranking afresh gives.
+    #[test]
+    fn the_last_ranking_is_taken_for_the_same_graph_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let memo = dir.path().join("plan.metrics");
+        let first = graph(5, &[(0, 1), (1, 2), (2, 3), (3, 4), (0, 2)]);
+        let (ranked, reused) = rank(&first, Some(&memo));
+        assert!(!reused);
+        assert_eq!(ranked, rank(&first, None).0);
+        assert_eq!(rank(&first, Some(&memo)), (ranked.clone(), true));
+
+        let other = graph(5, &[(0, 1), (1, 2), (2, 3), (3, 4), (0, 3)]);
+        let (fresh, reused) = rank(&other, Some(&memo));
+        assert!(!reused);
+        assert_eq!(fresh, rank(&other, None).0);
+        assert_ne!(fresh, ranked);
+
+        let mut bytes = std::fs::read(&memo).expect("the memo");
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 1;
+        std::fs::write(&memo, bytes).expect("damage it");
+        assert_eq!(rank(&other, Some(&memo)), (fresh, false));
     }
 }

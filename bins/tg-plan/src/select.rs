@@ -30,6 +30,7 @@ use crate::metrics::{self, Betweenness, Graph};
 use rustc_hash::FxHashSet;
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, BinaryHeap};
+use std::path::Path;
 use tg_shared::layers::PlanSettings;
 use tg_shared::record::{Candidate, CandidateMetrics, EdgeKind, NodeKind, Role};
 
@@ -129,11 +130,13 @@ struct Metrics {
     betweenness: Vec<f64>,
     pagerank: Vec<f64>,
     how: Betweenness,
+    /// The metrics are the last ranking's, kept for this very graph.
+    reused: bool,
     cross_degree: Vec<u32>,
     calling_layers: Vec<u32>,
 }
 
-fn product_metrics(input: &PlanInput, settings: &PlanSettings) -> Metrics {
+fn product_metrics(input: &PlanInput, settings: &PlanSettings, memo: Option<&Path>) -> Metrics {
     let n = input.nodes.len();
     let product = |i: u32| counts(&input.nodes[i as usize], settings);
     let mut graph = Graph::new(n);
@@ -143,9 +146,10 @@ fn product_metrics(input: &PlanInput, settings: &PlanSettings) -> Metrics {
         }
     }
     graph.finish();
-    let pagerank = metrics::pagerank(&graph).into_iter().map(finite).collect();
-    let (betweenness, how) = metrics::betweenness(&graph);
-    let betweenness = betweenness.into_iter().map(finite).collect();
+    let (ranked, reused) = metrics::rank(&graph, memo);
+    let pagerank = ranked.pagerank.into_iter().map(finite).collect();
+    let betweenness = ranked.betweenness.into_iter().map(finite).collect();
+    let how = ranked.how;
     let layer = |i: usize| input.nodes[i].layer.as_deref();
     let cross_degree = (0..n)
         .map(|i| {
@@ -173,6 +177,7 @@ fn product_metrics(input: &PlanInput, settings: &PlanSettings) -> Metrics {
         betweenness,
         pagerank,
         how,
+        reused,
         cross_degree,
         calling_layers,
     }
@@ -212,9 +217,11 @@ fn eligibility(
     (eligible, skipped_trivial, skipped_not_product)
 }
 
-pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
+/// The plan, and whether its ranking was the last one's, which `memo` keeps
+/// ([`metrics::rank`]).
+pub fn plan(input: &PlanInput, settings: &PlanSettings, memo: Option<&Path>) -> (Plan, bool) {
     let n = input.nodes.len();
-    let m = product_metrics(input, settings);
+    let m = product_metrics(input, settings, memo);
     // Calls out of each node to anything (a shim calling a library counts as calling).
     let mut calls_out = vec![0usize; n];
     for &(src, _, kind) in &input.edges {
@@ -279,7 +286,7 @@ pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
         |s: u32, d: u32| chosen_set.contains(&(s as usize)) || chosen_set.contains(&(d as usize));
     let total_b: f64 = m.betweenness.iter().sum();
     let chosen_b: f64 = chosen.iter().map(|&i| m.betweenness[i]).sum();
-    Plan {
+    let plan = Plan {
         candidates,
         eligible: eligible_ids.len() as u64,
         budget: budget as u64,
@@ -302,7 +309,8 @@ pub fn plan(input: &PlanInput, settings: &PlanSettings) -> Plan {
             Betweenness::Exact => "exact".to_string(),
             Betweenness::Sampled(k) => format!("sampled from {k} sources"),
         },
-    }
+    };
+    (plan, m.reused)
 }
 
 /// Rounded so that the ranking does not hang on the last bits of a float.
@@ -618,7 +626,7 @@ mod tests {
                 input.edges.push((mid, next, EdgeKind::Calls));
             }
         }
-        let plan = plan(&input, &PlanSettings::default());
+        let (plan, _) = plan(&input, &PlanSettings::default(), None);
         assert!(!plan.candidates.is_empty());
         for c in &plan.candidates {
             assert!(
@@ -655,7 +663,7 @@ mod tests {
                     .edges
                     .push((input.nodes.len() as u32 - 1, 0, EdgeKind::Calls));
             }
-            let plan = plan(&input, &PlanSettings::default());
+            let (plan, _) = plan(&input, &PlanSettings::default(), None);
             let planned = plan.candidates.iter().any(|c| c.id == "a/f.py::C.headers");
             assert_eq!(planned, !getter, "getter: {getter}");
         }

@@ -95,6 +95,9 @@ pub const MODEL_VERIFIED: &str = "model.verified";
 /// for: a rebuild takes the terms of an unchanged text from that index instead of
 /// tokenising it again (inside [`CACHE_DIR`]; tg-embed).
 pub const POSTINGS_KEYS: &str = "postings.keys";
+/// tg-plan's last ranking (PageRank and betweenness) with the key of the dependency graph it
+/// ranked: taken again for the same graph (inside [`CACHE_DIR`]).
+pub const PLAN_METRICS: &str = "plan.metrics";
 /// The words the repository's code writes, summed over its files, for dead-code (inside
 /// [`CACHE_DIR`]; `tg_lang::words::WordTable`).
 pub const WORDS: &str = "words.bin";
