@@ -134,6 +134,13 @@ impl Store {
             .join(artifacts::RESOLVE_STATS)
     }
 
+    /// tg-plan's last ranking, with the key of the graph it ranked.
+    pub fn plan_metrics_path(&self) -> PathBuf {
+        self.dir
+            .join(artifacts::CACHE_DIR)
+            .join(artifacts::PLAN_METRICS)
+    }
+
     /// The words the code writes, summed by tg-extract for dead-code.
     pub fn words_path(&self) -> PathBuf {
         self.dir.join(artifacts::CACHE_DIR).join(artifacts::WORDS)

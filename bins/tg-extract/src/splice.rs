@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::{self, Write};
 use std::path::Path;
 use tg_shared::codec;
-use tg_shared::record::{EdgeKind, Record};
+use tg_shared::record::{Edge, EdgeKind, Record};
 
 /// Each resolved file's resolution counters, in the order of the stream's files, with the
 /// fingerprint of the output they were counted for: a spliced run takes the unchanged files'
@@ -257,12 +257,12 @@ impl<'g, W: Write> Splicer<'g, W> {
                 String::from_utf8_lossy(line).trim_end()
             )));
         };
-        if self.old_sources.contains(key.src.as_ref()) {
+        if self.old_sources.contains(key.src.as_str()) {
             return Ok(());
         }
         while let Some((next, _)) = self.new_edges.peek() {
             if (next.src.as_str(), next.kind, next.dst.as_str())
-                >= (key.src.as_ref(), key.kind, key.dst.as_ref())
+                >= (key.src.as_str(), key.kind, key.dst.as_str())
             {
                 break;
             }
@@ -328,36 +328,12 @@ fn raw_kind_and_src(line: &[u8]) -> Option<(EdgeKind, &[u8])> {
     Some((kind, src))
 }
 
-/// An edge line's (src, kind, dst), borrowed from the line in the canonical form the stages
-/// write (fields in order, strings without escapes), else read by serde.
-struct LineKey<'l> {
-    src: std::borrow::Cow<'l, str>,
-    kind: EdgeKind,
-    dst: std::borrow::Cow<'l, str>,
-}
-
-fn edge_key(line: &[u8]) -> Option<LineKey<'_>> {
+/// The edge on a line, read as every stage reads one (the canonical form without serde,
+/// anything else with it): only what the raw-source path cannot decide comes here.
+fn edge_key(line: &[u8]) -> Option<Edge> {
     let text = std::str::from_utf8(line).ok()?;
-    if !text.contains('\\') {
-        let rest = text.strip_prefix("{\"type\":\"edge\",\"kind\":\"")?;
-        let (kind, rest) = rest.split_once('"')?;
-        let rest = rest.strip_prefix(",\"src\":\"")?;
-        let (src, rest) = rest.split_once('"')?;
-        let rest = rest.strip_prefix(",\"dst\":\"")?;
-        let (dst, _) = rest.split_once('"')?;
-        let kind = EdgeKind::ALL.into_iter().find(|k| k.as_str() == kind)?;
-        return Some(LineKey {
-            src: src.into(),
-            kind,
-            dst: dst.into(),
-        });
-    }
     match Record::from_json_tagged("edge", text.trim_end()).ok()? {
-        Record::Edge(edge) => Some(LineKey {
-            src: edge.src.into(),
-            kind: edge.kind,
-            dst: edge.dst.into(),
-        }),
+        Record::Edge(edge) => Some(edge),
         _ => None,
     }
 }
@@ -405,7 +381,7 @@ mod tests {
 "#;
         let key = edge_key(plain).expect("canonical edge");
         assert_eq!(
-            (key.src.as_ref(), key.kind, key.dst.as_ref()),
+            (key.src.as_str(), key.kind, key.dst.as_str()),
             ("a.py::f", EdgeKind::Calls, "b.py::g")
         );
         let escaped =
@@ -413,7 +389,7 @@ mod tests {
 "#;
         let key = edge_key(escaped).expect("escaped edge");
         assert_eq!(
-            (key.src.as_ref(), key.kind, key.dst.as_ref()),
+            (key.src.as_str(), key.kind, key.dst.as_str()),
             ("a\"b.py", EdgeKind::Imports, "c.py")
         );
         assert!(edge_key(b"{\"type\":\"edge\",\"kind\":\"nope\"}\n").is_none());

@@ -298,11 +298,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             seen.plan_input.edges.len()
         ));
     }
-    let memo = store.path(&format!(
-        "{}/{}",
-        artifacts::CACHE_DIR,
-        artifacts::PLAN_METRICS
-    ));
+    let memo = store.plan_metrics_path();
     let (plan, ranking_reused) = select::plan(&seen.plan_input, &settings, Some(&memo));
     let ranking_time = started.elapsed();
     let needing: BTreeSet<String> = plan
