@@ -41,6 +41,8 @@ pub enum Record {
     Candidate(Candidate),
     Status(Status),
     Summary(Summary),
+    /// Opens a section of a patch stream ([`PatchSection`]).
+    Patch(PatchMarker),
 }
 
 impl Record {
@@ -55,6 +57,7 @@ impl Record {
         "candidate",
         "status",
         "summary",
+        "patch",
     ];
 
     /// Parses one JSON object already known to carry `"type": tag` (a tag of [`Self::KNOWN_TYPES`]).
@@ -93,6 +96,7 @@ impl Record {
             Record::Candidate(_) => "candidate",
             Record::Status(_) => "status",
             Record::Summary(_) => "summary",
+            Record::Patch(_) => "patch",
         }
     }
 }
@@ -103,6 +107,37 @@ pub struct Header {
     pub producer: String,
     /// Always `.`: ids are relative to the repository root, which is not written (it is machine-specific).
     pub root: String,
+    /// Present when the stream is a patch (`tg-extract --patch`): what one run changed in the
+    /// stream of the run before, not a whole stream. Stages that read whole streams refuse it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch: Option<PatchOf>,
+}
+
+/// Which whole streams a patch leads from and to, by tg-extract's fingerprints of their inputs
+/// (the stream `base` names is the one the previous run wrote).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PatchOf {
+    pub base: String,
+    pub result: String,
+}
+
+/// The sections of a patch stream, in order. Applied to the base stream, a patch drops each
+/// `removed` line (file and node lines, then edges, as the base holds them), puts each `added`
+/// line in its place (a file's lines where its removed ones were, or in path order; edges in
+/// (src, kind, dst) order), and replaces everything after the edges with the `tail`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PatchSection {
+    Removed,
+    Added,
+    Tail,
+}
+
+/// `{"type":"patch","section":"removed"}`: the lines after it, up to the next marker, belong
+/// to that section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PatchMarker {
+    pub section: PatchSection,
 }
 
 impl Header {
@@ -111,6 +146,7 @@ impl Header {
             schema: SCHEMA_VERSION.to_string(),
             producer: producer.to_string(),
             root: ".".to_string(),
+            patch: None,
         }
     }
 }
@@ -603,6 +639,7 @@ mod tests {
         lines.push(r#"{"type":"candidate","id":"a.py::f","rank":1,"score":0.5,"reasons":["fan_in"],"metrics":{"fan_in":3,"fan_out":1,"cross_layer_degree":0,"calling_layers":0,"betweenness":0.25,"pagerank":1.0}}"#.to_string());
         lines.push(r#"{"type":"status","status":"done","nodes":3}"#.to_string());
         lines.push(r#"{"type":"summary","stage":"tg-plan","candidates":2}"#.to_string());
+        lines.push(r#"{"type":"patch","section":"added"}"#.to_string());
         let mut tags = std::collections::BTreeSet::new();
         for line in &lines {
             let by_enum: Record = serde_json::from_str(line).unwrap();

@@ -6,7 +6,7 @@
 
 use crate::exit;
 use crate::ndjson::{Item, NdjsonError, RecordReader};
-use crate::record::{Record, Summary};
+use crate::record::{Header, Record, Summary};
 use crate::store;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -560,6 +560,19 @@ impl StreamCheck {
             )
             .with_hint("pipe a tldrgraph stream in, e.g. `tg-extract . | tg-classify`"));
         }
+        // A patch is a few records of a stream this stage never saw whole: read as a stream it
+        // would become artifacts of one file's records.
+        if let Some(Record::Header(Header { patch: Some(_), .. })) = &item.record {
+            return Err(Failure::new(
+                exit::DATA,
+                format!(
+                    "{source}: line {}: this is a patch (`tg-extract --patch`: what changed since \
+                     the last run), and this stage reads whole streams",
+                    item.line
+                ),
+            )
+            .with_hint("run tg-extract without --patch"));
+        }
         self.records += 1;
         self.last_was_summary = matches!(item.record, Some(Record::Summary(_)));
         if self.last_was_summary {
@@ -638,5 +651,25 @@ mod tests {
         let headless = check(&[FILE, SUMMARY]).unwrap_err();
         assert!(headless.message.contains("line 1"), "{}", headless.message);
         assert!(check(&[]).unwrap_err().message.contains("empty input"));
+    }
+
+    /// A stage reading whole streams is never fed the few records of a patch as if they were
+    /// the graph: it stops at the header, naming the line, with a hint.
+    #[test]
+    fn a_patch_is_refused_where_a_whole_stream_is_read() {
+        let patch_header = r#"{"type":"header","schema":"1.0","producer":"t","root":".","patch":{"base":"a","result":"b"}}"#;
+        let marker = r#"{"type":"patch","section":"tail"}"#;
+        let refused = check(&[patch_header, marker, SUMMARY]).unwrap_err();
+        assert_eq!(refused.code, exit::DATA);
+        assert!(
+            refused.message.contains("test: line 1: this is a patch"),
+            "{}",
+            refused.message
+        );
+        assert_eq!(
+            refused.hint.as_deref(),
+            Some("run tg-extract without --patch")
+        );
+        assert_eq!(check(&[HEADER, marker, SUMMARY]), Ok(()));
     }
 }

@@ -16,7 +16,8 @@ use tg_shared::layers::{self, LayerConfig, NodeView};
 use tg_shared::ndjson::{parse_line, RecordReader, RecordWriter};
 use tg_shared::record::{
     Candidate, CandidateMetrics, Diagnostic, Edge, EdgeKind, FileRecord, Header, LayerRecord,
-    Level, Node, NodeKind, Record, Resolution, Role, Status, Summary,
+    Level, Node, NodeKind, PatchMarker, PatchOf, PatchSection, Record, Resolution, Role, Status,
+    Summary,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -160,12 +161,14 @@ fn edge() -> impl Strategy<Value = Edge> {
 }
 
 fn record() -> impl Strategy<Value = Record> {
-    let header = (text(), text(), text()).prop_map(|(minor, producer, root)| {
+    let patch = option::of((text(), text()).prop_map(|(base, result)| PatchOf { base, result }));
+    let header = (text(), text(), text(), patch).prop_map(|(minor, producer, root, patch)| {
         Record::Header(Header {
             // The reader rejects another major version (a property of its own below).
             schema: format!("1.{minor}"),
             producer,
             root,
+            patch,
         })
     });
     let file = (text(), text(), text(), any::<u64>(), any::<u32>()).prop_map(
@@ -272,6 +275,12 @@ fn record() -> impl Strategy<Value = Record> {
         candidate,
         status,
         summary,
+        prop_oneof![
+            Just(PatchSection::Removed),
+            Just(PatchSection::Added),
+            Just(PatchSection::Tail)
+        ]
+        .prop_map(|section| Record::Patch(PatchMarker { section })),
     ]
 }
 

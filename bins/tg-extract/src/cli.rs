@@ -53,6 +53,14 @@ pub struct Cli {
     /// parsed (or that changed since) are parsed; the stream is the one a single run writes.
     #[arg(long, value_name = "FILE", num_args = 1..)]
     pub merge: Vec<PathBuf>,
+
+    /// Write what changed since the last run instead of the whole stream, when only files
+    /// whose interface is unchanged were edited (or nothing changed): a patch, whose header
+    /// names the streams it leads from and to, holding the replaced lines, their new versions
+    /// and the stream's tail. Otherwise the whole stream, as without this flag. The whole
+    /// stream is kept in the cache either way.
+    #[arg(long, conflicts_with_all = ["no_cache", "merge", "shard"])]
+    pub patch: bool,
 }
 
 /// `2097152`, `512K`, `2M`, `2MiB` → bytes.

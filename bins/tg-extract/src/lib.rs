@@ -9,6 +9,7 @@ pub mod cache;
 pub mod cli;
 pub mod extract;
 pub mod graph;
+pub mod patch;
 pub mod resolve;
 pub mod shard;
 pub mod splice;
@@ -203,6 +204,25 @@ fn reuse_previous_output(
     let Some(previous) = previous else {
         return Ok(false);
     };
+    if cli.patch {
+        // Nothing changed: a patch with nothing removed or added, and the same tail.
+        let mut keeper = patch::TailKeeper::default();
+        previous
+            .write_to(&mut keeper)
+            .map_err(|e| Failure::new(exit::IO, format!("{}: {e}", output_cache.display())))?;
+        let mut bytes = Vec::new();
+        let ends = (fingerprint, fingerprint);
+        let nothing = splice::Changes::default();
+        patch::write(&mut bytes, stream_header(), ends, &nothing, &keeper.tail)
+            .map_err(Failure::write)?;
+        let produce = |out: &mut dyn Write| out.write_all(&bytes);
+        write_stream(cli, scope, &produce, &mut None)?;
+        progress.say(format_args!(
+            "{files_seen} files (0 parsed, {files_seen} unchanged): an empty patch in {:.2}s",
+            progress.elapsed()
+        ));
+        return Ok(true);
+    }
     match &cli.output {
         // Streamed through a temporary file, which replaces the output only if it differs.
         Some(path) => {
@@ -388,10 +408,11 @@ fn total(stats: &[ResolveStats]) -> ResolveStats {
 
 /// The stream's header record.
 fn header() -> Record {
-    Record::Header(Header::new(concat!(
-        "tg-extract ",
-        env!("CARGO_PKG_VERSION")
-    )))
+    Record::Header(stream_header())
+}
+
+fn stream_header() -> Header {
+    Header::new(concat!("tg-extract ", env!("CARGO_PKG_VERSION")))
 }
 
 /// What a run may splice its output into ([`splice`]): the previous output and its per-file
@@ -399,6 +420,8 @@ fn header() -> Record {
 struct SpliceBase {
     previous: cache::PreviousOutput,
     stats: Vec<ResolveStats>,
+    /// The fingerprint of the previous output's inputs: a patch's base.
+    fingerprint: String,
 }
 
 fn splice_base(
@@ -422,7 +445,11 @@ fn splice_base(
         return None;
     }
     let previous = cache::open_output(&store.extract_output_cache_path(), &fingerprint).ok()??;
-    Some(SpliceBase { previous, stats })
+    Some(SpliceBase {
+        previous,
+        stats,
+        fingerprint,
+    })
 }
 
 /// The whole stream from the graph: header, files and nodes, edges, diagnostics, summary.
@@ -444,26 +471,34 @@ fn write_graph(
 }
 
 /// The stream spliced from the previous one ([`splice`]), with the diagnostics and summary
-/// written again.
+/// written again; with `keep_changes`, what the splice changed and the tail it wrote, for a
+/// patch.
 fn write_spliced(
     out: &mut dyn Write,
     graph: &graph::Graph,
     extracted: &[extract::Extracted],
     base: &SpliceBase,
     summary: &dyn Fn(&Counts) -> Record,
-) -> io::Result<()> {
+    keep_changes: bool,
+) -> io::Result<Option<(splice::Changes, Vec<u8>)>> {
     let mut splicer = splice::Splicer::new(graph, extracted, out)?;
+    if keep_changes {
+        splicer = splicer.keeping_changes();
+    }
     base.previous.write_to(&mut splicer)?;
     let (out, spliced) = splicer.finish()?;
-    let mut writer = RecordWriter::new(out);
-    graph.write_diagnostics(&mut writer)?;
-    writer.write(&summary(&Counts {
+    let mut tail = RecordWriter::new(Vec::new());
+    graph.write_diagnostics(&mut tail)?;
+    tail.write(&summary(&Counts {
         nodes: graph.nodes,
         edges_by_kind: &spliced.edges_by_kind,
         diagnostics: graph.diagnostics(),
         stats: total(&splice::merged_stats(graph, &base.stats)),
     }))?;
-    writer.flush()
+    let tail = tail.into_inner();
+    out.write_all(&tail)?;
+    out.flush()?;
+    Ok(spliced.changes.map(|changes| (changes, tail)))
 }
 
 /// Writes the stream `produce` makes (to `--output` or stdout) and, when `output_cache` is
@@ -522,6 +557,34 @@ struct Output<'a> {
     skipped: u64,
 }
 
+/// Splices the previous stream into a sink; with `true`, keeps what changed and the tail.
+type SpliceInto<'a> = dyn Fn(&mut dyn Write, &SpliceBase, bool) -> io::Result<Option<(splice::Changes, Vec<u8>)>>
+    + 'a;
+
+/// Splices the whole stream into the output cache (when there is one) and gives the patch
+/// from the previous stream to it.
+fn spliced_patch(
+    output: &Output,
+    base: &SpliceBase,
+    cache_writer: &mut Option<cache::OutputCache>,
+    splice: &SpliceInto,
+) -> Result<Vec<u8>, Failure> {
+    let cache_path = output.store.extract_output_cache_path();
+    let cant = |e: io::Error| Failure::cant_write(&cache_path, &e);
+    let kept = match cache_writer.as_mut() {
+        Some(writer) => splice(writer, base, true),
+        None => splice(&mut io::sink(), base, true),
+    }
+    .map_err(cant)?;
+    let Some((changes, tail)) = kept else {
+        return Err(Failure::new(exit::SOFTWARE, "the splice kept no changes"));
+    };
+    let mut patch = Vec::new();
+    let ends = (base.fingerprint.as_str(), output.fingerprint);
+    patch::write(&mut patch, stream_header(), ends, &changes, &tail).map_err(Failure::write)?;
+    Ok(patch)
+}
+
 /// Writes the stream (spliced into `base`'s when given) and keeps it, with its per-file
 /// counters, in the cache. Returns the number of edges written, or `None` when the reader went
 /// away.
@@ -537,11 +600,14 @@ fn write_output(
         edges_written.set(counts.edges_by_kind.values().sum());
         summary(output.cli, output.files_seen, output.skipped, counts)
     };
-    let produce = |out: &mut dyn Write| match base {
-        Some(base) => write_spliced(out, graph, extracted, base, &summary).inspect_err(|_| {
+    let splice = |out: &mut dyn Write, base: &SpliceBase, keep_changes: bool| {
+        write_spliced(out, graph, extracted, base, &summary, keep_changes).inspect_err(|_| {
             // Never splice into that output again.
             let _ = std::fs::remove_file(&stats_path);
-        }),
+        })
+    };
+    let produce = |out: &mut dyn Write| match base {
+        Some(base) => splice(out, base, false).map(drop),
         None => write_graph(out, graph, &summary),
     };
     let cache_path = output.store.extract_output_cache_path();
@@ -552,7 +618,16 @@ fn write_output(
         }
         false => None,
     };
-    if !write_stream(output.cli, output.scope, &produce, &mut cache_writer)? {
+    let written = match base.filter(|_| output.cli.patch) {
+        // The whole stream goes to the cache alone, the patch to the output.
+        Some(base) => {
+            let patch = spliced_patch(output, base, &mut cache_writer, &splice)?;
+            let produce = |out: &mut dyn Write| out.write_all(&patch);
+            write_stream(output.cli, output.scope, &produce, &mut None)?
+        }
+        None => write_stream(output.cli, output.scope, &produce, &mut cache_writer)?,
+    };
+    if !written {
         return Ok(None);
     }
     if let Some(writer) = cache_writer {

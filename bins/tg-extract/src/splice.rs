@@ -89,6 +89,7 @@ pub fn merged_stats(graph: &Graph, kept: &[ResolveStats]) -> Vec<ResolveStats> {
 /// What a spliced stream holds beyond the graph's own counts: every edge by kind.
 pub struct Spliced {
     pub edges_by_kind: BTreeMap<EdgeKind, u64>,
+    pub changes: Option<Changes>,
 }
 
 /// The stream sections, in order.
@@ -117,6 +118,17 @@ pub struct Splicer<'g, W: Write> {
     dropping: bool,
     partial: Vec<u8>,
     edges_by_kind: BTreeMap<EdgeKind, u64>,
+    /// The lines dropped and put in, kept for a patch ([`Splicer::keeping_changes`]).
+    changes: Option<Changes>,
+}
+
+/// What a splice changed, as a patch holds it: the old lines it dropped and the new lines it
+/// wrote in their place, each in stream order.
+#[derive(Default)]
+pub struct Changes {
+    pub removed: Vec<u8>,
+    pub added_files: Vec<u8>,
+    pub added_edges: Vec<u8>,
 }
 
 fn mismatch(what: String) -> io::Error {
@@ -147,7 +159,20 @@ impl<'g, W: Write> Splicer<'g, W> {
             dropping: false,
             partial: Vec::new(),
             edges_by_kind: BTreeMap::new(),
+            changes: None,
         })
+    }
+
+    /// Keeps the lines the splice drops and writes, for a patch.
+    pub fn keeping_changes(mut self) -> Self {
+        self.changes = Some(Changes::default());
+        self
+    }
+
+    fn removed(&mut self, line: &[u8]) {
+        if let Some(changes) = &mut self.changes {
+            changes.removed.extend_from_slice(line);
+        }
     }
 
     /// Ends the old stream's edges; returns the sink and the edge counts. Diagnostics and the
@@ -163,6 +188,7 @@ impl<'g, W: Write> Splicer<'g, W> {
             self.out,
             Spliced {
                 edges_by_kind: self.edges_by_kind,
+                changes: self.changes,
             },
         ))
     }
@@ -177,10 +203,11 @@ impl<'g, W: Write> Splicer<'g, W> {
                 return self.file_line(line);
             }
             if line.starts_with(b"{\"type\":\"node\"") {
-                return match self.dropping {
-                    true => Ok(()),
-                    false => self.out.write_all(line),
-                };
+                if self.dropping {
+                    self.removed(line);
+                    return Ok(());
+                }
+                return self.out.write_all(line);
             }
             if self.files_seen != self.graph.files().len() {
                 return Err(mismatch(format!(
@@ -214,10 +241,15 @@ impl<'g, W: Write> Splicer<'g, W> {
         }
         self.files_seen += 1;
         self.dropping = self.graph.resolved[f];
-        match self.dropping {
-            true => self.out.write_all(&self.graph.file_lines(f)?),
-            false => self.out.write_all(line),
+        if !self.dropping {
+            return self.out.write_all(line);
         }
+        self.removed(line);
+        let new_lines = self.graph.file_lines(f)?;
+        if let Some(changes) = &mut self.changes {
+            changes.added_files.extend_from_slice(&new_lines);
+        }
+        self.out.write_all(&new_lines)
     }
 
     fn edge_line(&mut self, line: &[u8]) -> io::Result<()> {
@@ -231,6 +263,7 @@ impl<'g, W: Write> Splicer<'g, W> {
             {
                 return self.copy_edge_by_source(line, kind, src);
             }
+            self.removed(line);
             return Ok(());
         }
         self.edge_line_parsed(line)
@@ -258,6 +291,7 @@ impl<'g, W: Write> Splicer<'g, W> {
             )));
         };
         if self.old_sources.contains(key.src.as_str()) {
+            self.removed(line);
             return Ok(());
         }
         while let Some((next, _)) = self.new_edges.peek() {
@@ -275,6 +309,9 @@ impl<'g, W: Write> Splicer<'g, W> {
     fn write_next_new_edge(&mut self) -> io::Result<()> {
         if let Some((key, line)) = self.new_edges.next() {
             *self.edges_by_kind.entry(key.kind).or_insert(0) += 1;
+            if let Some(changes) = &mut self.changes {
+                changes.added_edges.extend_from_slice(&line);
+            }
             self.out.write_all(&line)?;
         }
         Ok(())
@@ -289,22 +326,35 @@ impl<'g, W: Write> Splicer<'g, W> {
     }
 }
 
+/// Hands `line` each whole line of `buf` (with its newline), the first completing `partial`,
+/// and keeps an unfinished last line in `partial`: for sinks fed a stream in any pieces.
+pub fn split_lines(
+    partial: &mut Vec<u8>,
+    buf: &[u8],
+    mut line: impl FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<usize> {
+    let mut rest = buf;
+    while let Some(end) = memchr::memchr(b'\n', rest) {
+        let (whole, after) = rest.split_at(end + 1);
+        if partial.is_empty() {
+            line(whole)?;
+        } else {
+            let mut joined = std::mem::take(partial);
+            joined.extend_from_slice(whole);
+            line(&joined)?;
+        }
+        rest = after;
+    }
+    partial.extend_from_slice(rest);
+    Ok(buf.len())
+}
+
 impl<W: Write> Write for Splicer<'_, W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut rest = buf;
-        while let Some(end) = memchr::memchr(b'\n', rest) {
-            let (line, after) = rest.split_at(end + 1);
-            if self.partial.is_empty() {
-                self.line(line)?;
-            } else {
-                let mut whole = std::mem::take(&mut self.partial);
-                whole.extend_from_slice(line);
-                self.line(&whole)?;
-            }
-            rest = after;
-        }
-        self.partial.extend_from_slice(rest);
-        Ok(buf.len())
+        let mut partial = std::mem::take(&mut self.partial);
+        let written = split_lines(&mut partial, buf, |line| self.line(line));
+        self.partial = partial;
+        written
     }
 
     fn flush(&mut self) -> io::Result<()> {

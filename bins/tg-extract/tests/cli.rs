@@ -847,6 +847,199 @@ fn body_edits_are_spliced_into_the_previous_output_with_a_clean_run_s_bytes() {
     }
 }
 
+/// A patch applied as its record's doc says, written here apart from tg-extract's splice:
+/// the removed lines dropped (each must be there), a file's added lines put where its removed
+/// ones were (or in path order), edges merged in (src, kind, dst) order, the tail replaced.
+fn apply_patch(base: &[u8], patch: &[u8]) -> Vec<u8> {
+    let text = |bytes: &[u8]| String::from_utf8(bytes.to_vec()).expect("UTF-8");
+    let (base, patch) = (text(base), text(patch));
+    let mut patch_lines = patch.lines();
+    let mut header: serde_json::Value =
+        serde_json::from_str(patch_lines.next().expect("a header")).expect("JSON");
+    header.as_object_mut().expect("object").remove("patch");
+    let mut sections: Vec<Vec<&str>> = Vec::new();
+    for line in patch_lines {
+        match line.starts_with("{\"type\":\"patch\",") {
+            true => sections.push(Vec::new()),
+            false => sections.last_mut().expect("a section first").push(line),
+        }
+    }
+    assert_eq!(sections.len(), 3, "removed, added, tail");
+    let mut removed: std::collections::HashMap<&str, usize> = Default::default();
+    for line in &sections[0] {
+        *removed.entry(line).or_default() += 1;
+    }
+    let kind_of = |line: &str| -> String {
+        let value: serde_json::Value = serde_json::from_str(line).expect("JSON");
+        value["type"].as_str().expect("a type").to_string()
+    };
+    let mut base_lines = base.lines();
+    let base_header = base_lines.next().expect("a header");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(base_header).expect("JSON"),
+        header
+    );
+    // File blocks by path, edges, in the base's order; the removed lines taken out.
+    let mut blocks: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    let mut edges: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for line in base_lines {
+        let kind = kind_of(line);
+        if !["file", "node", "edge"].contains(&kind.as_str()) {
+            break;
+        }
+        if kind == "file" {
+            current = path_of(line);
+        }
+        if let Some(count) = removed.get_mut(line).filter(|count| **count > 0) {
+            *count -= 1;
+            continue;
+        }
+        match kind.as_str() {
+            "edge" => edges.push(line.to_string()),
+            _ => blocks
+                .entry(current.clone())
+                .or_default()
+                .push(line.to_string()),
+        }
+    }
+    assert!(
+        removed.values().all(|&n| n == 0),
+        "every removed line was in the base"
+    );
+    for line in &sections[1] {
+        match kind_of(line).as_str() {
+            "edge" => edges.push(line.to_string()),
+            kind => {
+                if kind == "file" {
+                    current = path_of(line);
+                    assert!(
+                        !blocks.contains_key(&current),
+                        "{current} was removed whole"
+                    );
+                }
+                blocks
+                    .entry(current.clone())
+                    .or_default()
+                    .push(line.to_string());
+            }
+        }
+    }
+    let key = |line: &String| {
+        let edge: tg_shared::record::Edge = serde_json::from_str(line).expect("an edge");
+        (edge.src, edge.kind, edge.dst)
+    };
+    edges.sort_by_key(key);
+    let mut out = format!("{base_header}\n");
+    for line in blocks.values().flatten().chain(&edges) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    for line in &sections[2] {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.into_bytes()
+}
+
+/// The `path` of a `file` line.
+fn path_of(line: &str) -> String {
+    let value: serde_json::Value = serde_json::from_str(line).expect("JSON");
+    value["path"].as_str().expect("a path").to_string()
+}
+
+/// Runs `tg-extract --patch`; returns stdout and the header's `patch` (base, result), if any.
+fn extract_patch(root: &Path) -> (Vec<u8>, Option<(String, String)>) {
+    let output = (bin()
+        .args(["--patch", "--root"])
+        .arg(root)
+        .arg(root)
+        .output())
+    .expect("run tg-extract --patch");
+    assert!(output.status.success());
+    let first = output.stdout.split(|&b| b == b'\n').next().unwrap_or(b"");
+    let header: serde_json::Value = serde_json::from_slice(first).expect("a header");
+    let ends = header.get("patch").map(|patch| {
+        let end = |key: &str| patch[key].as_str().expect("a fingerprint").to_string();
+        (end("base"), end("result"))
+    });
+    (output.stdout, ends)
+}
+
+/// `--patch` after body edits gives what changed: applied to the previous stream, it gives a
+/// clean run's bytes; a second run gives an empty patch from that stream to itself, and an
+/// edit other files resolve against gives the whole stream instead.
+#[test]
+fn a_patch_applied_to_the_previous_stream_gives_a_clean_run_s_bytes() {
+    let cases = [
+        (
+            "python",
+            "pkg/api.py",
+            "    util.helper()\n",
+            "    util.helper()\n    get(url)\n",
+            "pkg/util.py",
+            "\ndef patched_never():\n    return 1\n",
+        ),
+        (
+            "rust",
+            "src/store.rs",
+            "        store.touch();\n",
+            "        store.touch();\n        Self::validate(&store);\n",
+            "src/util.rs",
+            "\npub fn patched_never() {}\n",
+        ),
+        (
+            "c",
+            "src/main.c",
+            "    return twice(",
+            "    twice(3);\n    return twice(",
+            "src/util.c",
+            "\nint patched_never(void) { return 1; }\n",
+        ),
+    ];
+    for (fixture, path, from, to, added_to, added) in cases {
+        let root = copy_fixture(fixture);
+        let root = root.path();
+        let (before, _) = extract_incrementally(root);
+        edit(root, path, from, to);
+        let (patch, ends) = extract_patch(root);
+        let (base, result) = ends.unwrap_or_else(|| panic!("{fixture}: a body edit gives a patch"));
+        assert_ne!(base, result);
+        let clean = extract(root, false);
+        assert_eq!(apply_patch(&before, &patch), clean, "{fixture}: {path}");
+        // Only the edited file's records: its old and new `file` lines, no other file's.
+        let patch_text = String::from_utf8_lossy(&patch).into_owned();
+        let files: Vec<&str> = (patch_text.lines())
+            .filter(|line| line.starts_with("{\"type\":\"file\""))
+            .collect();
+        assert_eq!(files.len(), 2, "{fixture}: {files:?}");
+        let edited = format!("{{\"type\":\"file\",\"path\":\"{path}\"");
+        assert!(files.iter().all(|line| line.starts_with(&edited)));
+
+        let (empty, ends) = extract_patch(root);
+        assert_eq!(
+            ends,
+            Some((result.clone(), result.clone())),
+            "{fixture}: nothing changed"
+        );
+        assert_eq!(
+            apply_patch(&clean, &empty),
+            clean,
+            "{fixture}: an empty patch"
+        );
+
+        let mut text = fs::read_to_string(root.join(added_to)).expect("read");
+        text.push_str(added);
+        fs::write(root.join(added_to), text).expect("write");
+        let (whole, ends) = extract_patch(root);
+        assert_eq!(
+            ends, None,
+            "{fixture}: a new function changes what others resolve"
+        );
+        assert_eq!(whole, extract(root, false), "{fixture}: {added_to}");
+    }
+}
+
 /// While few files change, the cache is kept as a delta over its base: the base is not
 /// written again, the delta's entries are used (nothing is parsed twice), and a damaged
 /// delta only costs parsing its files again.
