@@ -1,12 +1,16 @@
 """Random edits of a copy of a corpus; after each, tg-extract's incremental output must be the
 bytes of a --no-cache run (issue 22: the splice of an edit inside bodies, the cache's delta).
 
-Usage: python3 bench/splice_edits.py CORPUS_DIR WORK_DIR EDITS SEED
-(TG_EXTRACT names the binary; default target/release/tg-extract). Each edit picks a source
-file and an indented line at random and inserts a blank line, duplicates the line, deletes it,
-or inserts a copy of another indented line of the file. Prints how many runs spliced and how
-many resolved everything; stops at the first mismatch, keeping both outputs beside WORK_DIR.
+Usage: python3 bench/splice_edits.py CORPUS_DIR WORK_DIR EDITS SEED [MODE]
+(TG_EXTRACT names the binary; default target/release/tg-extract). In MODE `lines` (the
+default) each edit picks a source file and an indented line at random and inserts a blank
+line, duplicates the line, deletes it, or inserts a copy of another indented line of the file.
+In MODE `append` each edit appends a function to a file's end, named after a call written
+somewhere in the corpus (so other files may now resolve to it), or takes an earlier appended
+function away again. Prints how many runs spliced and how many resolved everything; stops at
+the first mismatch, keeping both outputs beside WORK_DIR.
 """
+import re
 import os
 import random
 import shutil
@@ -45,8 +49,41 @@ def edit(rng, path):
     return True
 
 
+CALLED = re.compile(rb"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+KEYWORDS = {b"if", b"for", b"while", b"switch", b"return", b"sizeof", b"print", b"match", b"def", b"fn"}
+DEFINITION = {
+    ".py": "\n\ndef {name}(*args, **kwargs):\n    return None\n",
+    ".rs": "\npub fn {name}() {{}}\n",
+    ".c": "\nint {name}(void)\n{{\n\treturn 0;\n}}\n",
+    ".h": "\nint {name}(void);\n",
+}
+
+
+def append(rng, files, appended):
+    """Appends a function named after a call somewhere in the corpus, or undoes an append."""
+    if appended and rng.random() < 0.4:
+        path, before = appended.pop(rng.randrange(len(appended)))
+        with open(path, "wb") as f:
+            f.write(before)
+        return path
+    path = rng.choice(files)
+    with open(rng.choice(files), "rb") as f:
+        names = [n for n in CALLED.findall(f.read()) if n not in KEYWORDS]
+    if not names:
+        return None
+    name = rng.choice(names).decode()
+    with open(path, "rb") as f:
+        before = f.read()
+    definition = DEFINITION[os.path.splitext(path)[1]].format(name=name)
+    with open(path, "wb") as f:
+        f.write(before + definition.encode())
+    appended.append((path, before))
+    return path
+
+
 def main():
     corpus, work, edits, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    mode = sys.argv[5] if len(sys.argv) > 5 else "lines"
     rng = random.Random(seed)
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(corpus, work, ignore=shutil.ignore_patterns(".tldrgraph", ".git"))
@@ -58,10 +95,16 @@ def main():
     )
     run(work)
     counts = {"spliced": 0, "resolved all": 0}
+    appended = []
     for n in range(edits):
-        path = rng.choice(files)
-        if not edit(rng, path):
-            continue
+        if mode == "append":
+            path = append(rng, files, appended)
+            if path is None:
+                continue
+        else:
+            path = rng.choice(files)
+            if not edit(rng, path):
+                continue
         incremental, stderr = run(work)
         clean, _ = run(work, "--no-cache")
         counts["spliced" if "spliced" in stderr else "resolved all"] += 1

@@ -91,6 +91,77 @@ impl FileFacts {
         Ok(ContentHash::of(&tg_shared::codec::encode(&interface)?))
     }
 
+    /// When one version of a file is the other plus symbols appended after all of the other's
+    /// (a function added at the end of the file, or removed from there), the names and
+    /// qualified names of those symbols: then only files that mention one of them ([`FileFacts::mentions`]) can resolve
+    /// differently. `None` for any other change of the interface, for an appended module
+    /// (Rust `mod x`), and when the facts scoped outside the appended symbols differ.
+    pub fn appended_names(older: &FileFacts, newer: &FileFacts) -> Option<Vec<String>> {
+        let (short, long) = match older.symbols.len().cmp(&newer.symbols.len()) {
+            std::cmp::Ordering::Less => (older, newer),
+            std::cmp::Ordering::Greater => (newer, older),
+            std::cmp::Ordering::Equal => return None,
+        };
+        let kept = short.symbols.len() as u32;
+        let appended = &long.symbols[kept as usize..];
+        if appended.iter().any(|s| s.kind == NodeKind::Module) {
+            return None;
+        }
+        // The longer version without what lives inside the appended symbols.
+        let inside = |scope: u32| scope >= kept;
+        let trimmed = FileFacts {
+            symbols: long.symbols[..kept as usize].to_vec(),
+            imports: (long.imports.iter())
+                .filter(|i| !inside(i.scope))
+                .cloned()
+                .collect(),
+            refs: (long.refs.iter())
+                .filter(|r| !inside(r.scope))
+                .cloned()
+                .collect(),
+            locals: (long.locals.iter())
+                .filter(|(scope, _)| !inside(*scope))
+                .cloned()
+                .collect(),
+            types: (long.types.iter())
+                .filter(|t| !inside(t.scope) && !inside(t.eval_scope))
+                .cloned()
+                .collect(),
+            ..long.clone()
+        };
+        let same = match (trimmed.interface_digest(), short.interface_digest()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        // C names a struct's type `struct foo` where the symbol's name is `foo`: both are kept.
+        let names = appended
+            .iter()
+            .flat_map(|s| [s.name.clone(), s.qualname.clone()]);
+        same.then(|| names.collect())
+    }
+
+    /// Whether any reference, import or type fact of the file names one of `names` (as a bare
+    /// name, a part of a path, a member, a method or a fixture): resolving the file may read
+    /// what is defined under those names.
+    pub fn mentions(&self, names: &std::collections::HashSet<&str>) -> bool {
+        let named = |name: &str| names.contains(name);
+        self.refs.iter().any(|r| target_mentions(&r.target, &named))
+            || self.imports.iter().any(|i| match &i.binding {
+                Binding::Member { name, member, .. } => named(name) || named(member),
+                Binding::Module { name, .. } => named(name),
+                Binding::None | Binding::Star { .. } => false,
+            })
+            || (self.types.iter()).any(|t| named(&t.name) || value_mentions(&t.value, &named))
+            || self.symbols.iter().any(|s| {
+                s.returns
+                    .as_ref()
+                    .is_some_and(|v| value_mentions(v, &named))
+                    || [&s.owner_type, &s.implements]
+                        .into_iter()
+                        .any(|name| name.as_deref().is_some_and(named))
+            })
+    }
+
     /// The ids of the file's symbols, in order ([`tg_shared::record::symbol_ids`]).
     pub fn symbol_ids(&self, path: &str) -> Vec<String> {
         tg_shared::record::symbol_ids(
@@ -110,6 +181,29 @@ impl FileFacts {
         } else {
             lang.role(path)
         }
+    }
+}
+
+fn target_mentions(target: &Target, named: &dyn Fn(&str) -> bool) -> bool {
+    match target {
+        Target::Name(name)
+        | Target::SelfMember(name)
+        | Target::SuperMember(name)
+        | Target::Member(name) => named(name),
+        Target::Path(parts) => parts.iter().any(|p| named(p)),
+        Target::Qualified(qualified) => qualified.1.iter().any(|p| named(p)),
+        Target::Method { receiver, name } => named(name) || value_mentions(receiver, named),
+    }
+}
+
+fn value_mentions(value: &Value, named: &dyn Fn(&str) -> bool) -> bool {
+    match value {
+        Value::Name(name) | Value::Fixture(name) => named(name),
+        Value::SelfType => false,
+        Value::Call(target) => target_mentions(target, named),
+        Value::Attr(inner, attr) => named(attr) || value_mentions(inner, named),
+        Value::Type(parts) => parts.iter().any(|p| named(p)),
+        Value::Elements(inner) | Value::ElementOf(inner) => value_mentions(inner, named),
     }
 }
 

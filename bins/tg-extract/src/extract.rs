@@ -50,6 +50,9 @@ pub struct Replaced {
     /// Its interface ([`tg_lang::FileFacts::interface_digest`]) is unchanged, so no other
     /// file's edges changed with it.
     pub same_interface: bool,
+    /// Otherwise, when the change only appended symbols (or removed the last ones): their
+    /// names ([`tg_lang::FileFacts::appended_names`]).
+    pub appended: Option<Vec<String>>,
 }
 
 pub enum Outcome {
@@ -328,10 +331,15 @@ fn replaced(rel: &str, old: &CacheEntry, new: &CacheEntry) -> Replaced {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     };
+    let appended = match same_interface {
+        true => None,
+        false => tg_lang::FileFacts::appended_names(&old.facts, &new.facts),
+    };
     Replaced {
         hash: old.hash.clone(),
         ids: old.facts.symbol_ids(rel),
         same_interface,
+        appended,
     }
 }
 

@@ -28,17 +28,18 @@ pub struct Graph<'a> {
     pub edges_by_kind: BTreeMap<EdgeKind, u64>,
     /// Each file's resolution counters (zero for a file not resolved).
     pub file_stats: Vec<ResolveStats>,
-    /// Which files were resolved: all, or those [`Resolve::Replaced`] chose.
+    /// Which files were resolved: all, or those [`Resolve::Only`] named.
     pub resolved: Vec<bool>,
 }
 
 /// Which files [`build`] resolves.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub enum Resolve {
     All,
-    /// Only the files parsed over an older entry ([`crate::extract::Replaced`]): the others'
-    /// edges are the previous output's ([`crate::splice`]).
-    Replaced,
+    /// Only these (by the index of the extracted file): the files parsed over an older entry
+    /// ([`crate::extract::Replaced`]) and those that mention what such a file appended; the
+    /// others' edges are the previous output's ([`crate::splice`]).
+    Only(Vec<bool>),
 }
 
 /// Files serialised per parallel batch, and edges by runs per parallel chunk: bounded memory.
@@ -107,10 +108,13 @@ pub fn build<'a>(
     let mut units = Vec::new();
     let mut files = Vec::new();
     let mut resolved = Vec::new();
-    for item in extracted {
+    for (i, item) in extracted.iter().enumerate() {
         diagnostics.extend(item.diagnostics.iter().cloned());
         if let Outcome::Ready { entry, .. } = &item.outcome {
-            resolved.push(resolve == Resolve::All || item.replaced.is_some());
+            resolved.push(match &resolve {
+                Resolve::All => true,
+                Resolve::Only(these) => these[i],
+            });
             units.push(Unit {
                 path: &item.rel,
                 lang: item.lang,
@@ -276,6 +280,12 @@ impl Graph<'_> {
     }
 
     /// The files' records, in stream order.
+    /// The ids of file `f`'s symbols.
+    pub fn file_ids(&self, f: usize) -> impl Iterator<Item = &str> {
+        let ids = &self.ids[f];
+        (0..ids.ends.len() as u32).map(move |i| ids.get(i))
+    }
+
     pub fn files(&self) -> &[FileRecord] {
         &self.files
     }

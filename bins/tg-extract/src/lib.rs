@@ -416,12 +416,14 @@ fn stream_header() -> Header {
 }
 
 /// What a run may splice its output into ([`splice`]): the previous output and its per-file
-/// counters, when only files whose interface is unchanged were edited since it was written.
+/// counters, when the files edited since it was written kept their interface or only appended
+/// symbols; and which files to resolve.
 struct SpliceBase {
     previous: cache::PreviousOutput,
     stats: Vec<ResolveStats>,
     /// The fingerprint of the previous output's inputs: a patch's base.
     fingerprint: String,
+    resolve: Vec<bool>,
 }
 
 fn splice_base(
@@ -431,9 +433,7 @@ fn splice_base(
     settings: &str,
     walk_diagnostics: &[tg_shared::record::Diagnostic],
 ) -> Option<SpliceBase> {
-    if !splice::only_bodies_changed(extracted) {
-        return None;
-    }
+    let resolve = splice::files_to_resolve(extracted)?;
     let probes = splice::previous_probes(extracted, probes);
     let rels = extracted.iter().map(|item| item.rel.as_str());
     let fingerprint = extract::fingerprint(settings, rels.zip(&probes), walk_diagnostics);
@@ -449,6 +449,7 @@ fn splice_base(
         previous,
         stats,
         fingerprint,
+        resolve,
     })
 }
 
@@ -763,8 +764,8 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
         false => None,
     };
     drop(probes_seen);
-    let resolve = match base {
-        Some(_) => graph::Resolve::Replaced,
+    let resolve = match &base {
+        Some(base) => graph::Resolve::Only(base.resolve.clone()),
         None => graph::Resolve::All,
     };
     // The cache and the word table are written on a thread of its own while resolution runs:
@@ -816,8 +817,10 @@ pub fn run(cli: Cli) -> Result<i32, Failure> {
         return Ok(exit::OK);
     };
     if base.is_some() {
+        let edited = parsed;
+        let naming = resolved.saturating_sub(edited as usize);
         progress.say(format_args!(
-            "{resolved} files changed inside their bodies only: resolved them alone and spliced their records into the previous output"
+            "{edited} files changed inside their bodies or at their ends only: resolved them and {naming} files naming what was added or removed, and spliced their records into the previous output"
         ));
     }
     progress.say(format_args!(

@@ -16,6 +16,7 @@
 use crate::extract::{Extracted, Probe};
 use crate::graph::{EdgeKey, Graph};
 use crate::resolve::ResolveStats;
+use rayon::prelude::*;
 use std::collections::{BTreeMap, HashSet};
 use std::io::{self, Write};
 use std::path::Path;
@@ -46,22 +47,40 @@ pub fn save_stats(path: &Path, fingerprint: &str, per_file: &[ResolveStats]) -> 
     tg_shared::store::write_atomic(path, &bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Whether the run may splice: every file parsed this run replaced an older version of itself
-/// with the same interface (a new, vanished or skipped file changes what others resolve to),
-/// and at least one did.
-pub fn only_bodies_changed(extracted: &[Extracted]) -> bool {
+/// Which files (by their index in `extracted`) the run resolves alone and splices, if it may:
+/// every file parsed this run replaced an older version of itself with the same interface, or
+/// one that differs only by symbols appended at its end (then every file that mentions one of
+/// their names is resolved too: only those can resolve to them); no file was added, removed or
+/// skipped; and at least one file was replaced.
+pub fn files_to_resolve(extracted: &[Extracted]) -> Option<Vec<bool>> {
+    let mut appended: HashSet<&str> = HashSet::new();
     let mut any = false;
     for item in extracted {
         match (&item.outcome, &item.replaced) {
-            (_, Some(replaced)) if !replaced.same_interface => return false,
-            (_, Some(_)) => any = true,
+            (_, Some(replaced)) if replaced.same_interface => any = true,
+            (_, Some(replaced)) => {
+                appended.extend(replaced.appended.as_ref()?.iter().map(String::as_str));
+                any = true;
+            }
             (crate::extract::Outcome::Ready { from_cache, .. }, None) if !from_cache => {
-                return false
+                return None
             }
             _ => {}
         }
     }
-    any
+    if !any {
+        return None;
+    }
+    let mentions = |item: &Extracted| match &item.outcome {
+        crate::extract::Outcome::Ready { entry, .. } => entry.facts.mentions(&appended),
+        crate::extract::Outcome::Skipped => false,
+    };
+    Some(
+        extracted
+            .par_iter()
+            .map(|item| item.replaced.is_some() || (!appended.is_empty() && mentions(item)))
+            .collect(),
+    )
 }
 
 /// The probes the previous run saw, if it differed from this one only in the replaced files:
@@ -140,14 +159,26 @@ fn mismatch(what: String) -> io::Error {
 
 impl<'g, W: Write> Splicer<'g, W> {
     pub fn new(graph: &'g Graph<'g>, extracted: &'g [Extracted], out: W) -> io::Result<Self> {
-        let old_sources = (extracted.iter())
+        let replaced_files: HashSet<&str> = (extracted.iter())
+            .filter(|item| item.replaced.is_some())
+            .map(|item| item.rel.as_str())
+            .collect();
+        // A replaced file's edges leave from its old symbols; a file resolved again because it
+        // mentions an appended name is unchanged, so its symbols are its old ones.
+        let mut old_sources: HashSet<&str> = (extracted.iter())
             .filter_map(|item| item.replaced.as_ref())
             .flat_map(|replaced| replaced.ids.iter().map(String::as_str))
             .collect();
-        let replaced = (extracted.iter())
-            .filter(|item| item.replaced.is_some())
-            .map(|item| item.rel.as_bytes())
-            .collect();
+        let mut replaced = Vec::new();
+        for (f, file) in graph.files().iter().enumerate() {
+            if !graph.resolved[f] {
+                continue;
+            }
+            replaced.push(file.path.as_bytes());
+            if !replaced_files.contains(file.path.as_str()) {
+                old_sources.extend(graph.file_ids(f));
+            }
+        }
         Ok(Splicer {
             graph,
             old_sources,
@@ -422,6 +453,65 @@ mod tests {
         for source in different {
             assert_ne!(interface("a.py", &source), digest, "{source}");
         }
+    }
+
+    fn facts(path: &str, source: &str) -> tg_lang::FileFacts {
+        let lang = tg_lang::for_path(path).expect("known language");
+        tg_parse::extract_file(lang, path, source).expect("parses")
+    }
+
+    /// Symbols added after all others (or taken from the end) name what changed; any other
+    /// change of the interface names nothing, and neither does an appended module.
+    #[test]
+    fn appended_symbols_are_named_and_other_interface_changes_are_not() {
+        let base = "import os\n\nclass A:\n    def m(self):\n        return f()\n\ndef f():\n    return 1\n";
+        let old = facts("a.py", base);
+        let appended = format!("{base}\ndef g(x):\n    y = os.path\n    return h(y)\n");
+        let names = tg_lang::FileFacts::appended_names(&old, &facts("a.py", &appended));
+        assert_eq!(names, Some(vec!["g".to_string(), "g".to_string()]));
+        let taken_back = tg_lang::FileFacts::appended_names(&facts("a.py", &appended), &old);
+        assert_eq!(taken_back, names, "removed from the end");
+        let method = format!("{base}    def later(self):\n        pass\n");
+        let method = method.replace(
+            "def f():\n    return 1\n    def later",
+            "def f():\n    return 1\n\n\nclass B:\n    def later",
+        );
+        assert_eq!(
+            tg_lang::FileFacts::appended_names(&old, &facts("a.py", &method)),
+            Some(vec![
+                "B".into(),
+                "B".into(),
+                "later".into(),
+                "B.later".into()
+            ])
+        );
+        let not_appended = [
+            base.replace("class A:", "def e():\n    pass\n\nclass A:"),
+            format!("{base}\nimport sys\n"),
+            format!("{base}\nX = 1\n"),
+        ];
+        for source in not_appended {
+            let names = tg_lang::FileFacts::appended_names(&old, &facts("a.py", &source));
+            assert_eq!(names, None, "{source}");
+        }
+        let rust = facts("src/lib.rs", "pub fn a() {}\n");
+        let with_mod = facts("src/lib.rs", "pub fn a() {}\nmod tests;\n");
+        assert_eq!(tg_lang::FileFacts::appended_names(&rust, &with_mod), None);
+    }
+
+    #[test]
+    fn a_file_mentions_the_names_its_calls_imports_types_and_impls_use() {
+        let names = |list: &[&'static str]| list.iter().copied().collect::<HashSet<&str>>();
+        let source = "from m import helper as h\n\ndef f(c: Client):\n    x = Maker()\n    return c.send(x.build())\n";
+        let file = facts("a.py", source);
+        for name in ["helper", "h", "Client", "Maker", "send", "build"] {
+            assert!(file.mentions(&names(&[name])), "{name}");
+        }
+        assert!(!file.mentions(&names(&["absent", "f"])));
+        let rust = facts("src/a.rs", "impl Store {\n    fn get(&self) {}\n}\n");
+        assert!(rust.mentions(&names(&["Store"])), "an impl's type");
+        let c = facts("a.c", "int g(void) { return helper(); }\n");
+        assert!(c.mentions(&names(&["helper"])));
     }
 
     #[test]

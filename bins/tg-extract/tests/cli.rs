@@ -743,12 +743,13 @@ fn edit(root: &Path, path: &str, from: &str, to: &str) {
     fs::write(&path, text.replace(from, to)).expect("write the edit");
 }
 
-/// A fixture, two edits inside bodies (file, text, replacement), and a function to append to
-/// a file.
+/// A fixture, two edits inside bodies (file, text, replacement), a function to append to a
+/// file, and an import to put at that file's top.
 type SpliceCase<'a> = (
     &'a str,
     [(&'a str, &'a str, &'a str); 2],
     (&'a str, &'a str),
+    &'a str,
 );
 
 /// Runs tg-extract with its cache; returns stdout and whether it spliced the previous output.
@@ -761,8 +762,9 @@ fn extract_incrementally(root: &Path) -> (Vec<u8>, bool) {
 
 /// An edit inside function bodies leaves every other file's edges as they were: only the
 /// edited file is resolved, its records are spliced into the previous output, and the bytes
-/// are a clean run's. An edit of what other files resolve against (a new function) is not
-/// spliced, and neither is a run that lost the per-file counters the summary totals.
+/// are a clean run's. So is a function appended at a file's end (the files naming it are
+/// resolved too). An import added is not spliced, and neither is a run that lost the
+/// per-file counters the summary totals.
 #[test]
 fn body_edits_are_spliced_into_the_previous_output_with_a_clean_run_s_bytes() {
     let cases: [SpliceCase; 3] = [
@@ -781,6 +783,7 @@ fn body_edits_are_spliced_into_the_previous_output_with_a_clean_run_s_bytes() {
                 ),
             ],
             ("pkg/util.py", "\ndef spliced_never():\n    return 1\n"),
+            "import os\n",
         ),
         (
             "rust",
@@ -797,6 +800,7 @@ fn body_edits_are_spliced_into_the_previous_output_with_a_clean_run_s_bytes() {
                 ),
             ],
             ("src/util.rs", "\npub fn spliced_never() {}\n"),
+            "use std::fmt;\n",
         ),
         (
             "c",
@@ -809,9 +813,10 @@ fn body_edits_are_spliced_into_the_previous_output_with_a_clean_run_s_bytes() {
                 ("src/util.c", "#include", "/* a comment */\n#include"),
             ],
             ("src/util.c", "\nint spliced_never(void) { return 1; }\n"),
+            "#include <stdio.h>\n",
         ),
     ];
-    for (fixture, body_edits, (added_to, added)) in cases {
+    for (fixture, body_edits, (added_to, added), new_import) in cases {
         let root = copy_fixture(fixture);
         let root = root.path();
         extract_incrementally(root);
@@ -824,16 +829,18 @@ fn body_edits_are_spliced_into_the_previous_output_with_a_clean_run_s_bytes() {
             );
             assert_eq!(stream, extract(root, false), "{fixture}: {path}");
         }
-        let mut text = fs::read_to_string(root.join(added_to)).unwrap();
-        text.push_str(added);
-        fs::write(root.join(added_to), text).unwrap();
+        // A function appended at the end: spliced, with the files that name it resolved too.
+        let before = fs::read_to_string(root.join(added_to)).expect("read");
+        fs::write(root.join(added_to), format!("{before}{added}")).expect("write");
         let (stream, spliced) = extract_incrementally(root);
-        assert!(
-            !spliced,
-            "{fixture}: a new function changes what others resolve"
-        );
+        assert!(spliced, "{fixture}: a function appended at the end");
         assert_eq!(stream, extract(root, false), "{fixture}: {added_to}");
         assert!(String::from_utf8_lossy(&stream).contains("::spliced_never\""));
+        // An import changes what the file's names resolve to: not spliced.
+        fs::write(root.join(added_to), format!("{new_import}{before}{added}")).expect("write");
+        let (stream, spliced) = extract_incrementally(root);
+        assert!(!spliced, "{fixture}: an import added");
+        assert_eq!(stream, extract(root, false), "{fixture}: {added_to}");
 
         let (path, from, to) = body_edits[0];
         edit(root, path, to, from);
@@ -967,8 +974,8 @@ fn extract_patch(root: &Path) -> (Vec<u8>, Option<(String, String)>) {
 }
 
 /// `--patch` after body edits gives what changed: applied to the previous stream, it gives a
-/// clean run's bytes; a second run gives an empty patch from that stream to itself, and an
-/// edit other files resolve against gives the whole stream instead.
+/// clean run's bytes; a second run gives an empty patch from that stream to itself; a
+/// function appended gives a patch from there, and an import added the whole stream.
 #[test]
 fn a_patch_applied_to_the_previous_stream_gives_a_clean_run_s_bytes() {
     let cases = [
@@ -979,6 +986,7 @@ fn a_patch_applied_to_the_previous_stream_gives_a_clean_run_s_bytes() {
             "    util.helper()\n    get(url)\n",
             "pkg/util.py",
             "\ndef patched_never():\n    return 1\n",
+            "import os\n",
         ),
         (
             "rust",
@@ -987,6 +995,7 @@ fn a_patch_applied_to_the_previous_stream_gives_a_clean_run_s_bytes() {
             "        store.touch();\n        Self::validate(&store);\n",
             "src/util.rs",
             "\npub fn patched_never() {}\n",
+            "use std::fmt;\n",
         ),
         (
             "c",
@@ -995,9 +1004,10 @@ fn a_patch_applied_to_the_previous_stream_gives_a_clean_run_s_bytes() {
             "    twice(3);\n    return twice(",
             "src/util.c",
             "\nint patched_never(void) { return 1; }\n",
+            "#include <stdio.h>\n",
         ),
     ];
-    for (fixture, path, from, to, added_to, added) in cases {
+    for (fixture, path, from, to, added_to, added, new_import) in cases {
         let root = copy_fixture(fixture);
         let root = root.path();
         let (before, _) = extract_incrementally(root);
@@ -1028,15 +1038,77 @@ fn a_patch_applied_to_the_previous_stream_gives_a_clean_run_s_bytes() {
             "{fixture}: an empty patch"
         );
 
-        let mut text = fs::read_to_string(root.join(added_to)).expect("read");
-        text.push_str(added);
-        fs::write(root.join(added_to), text).expect("write");
+        // A function appended: a patch too; an import added: the whole stream.
+        let text = fs::read_to_string(root.join(added_to)).expect("read");
+        fs::write(root.join(added_to), format!("{text}{added}")).expect("write");
+        let (patch, ends) = extract_patch(root);
+        assert_eq!(
+            ends.map(|(base, _)| base),
+            Some(result),
+            "{fixture}: from the last"
+        );
+        let appended = extract(root, false);
+        assert_eq!(
+            apply_patch(&clean, &patch),
+            appended,
+            "{fixture}: {added_to}"
+        );
+        fs::write(root.join(added_to), format!("{new_import}{text}{added}")).expect("write");
         let (whole, ends) = extract_patch(root);
         assert_eq!(
             ends, None,
-            "{fixture}: a new function changes what others resolve"
+            "{fixture}: an import changes what others resolve"
         );
         assert_eq!(whole, extract(root, false), "{fixture}: {added_to}");
+    }
+}
+
+/// A function appended at the end of a file that another file already calls: the splice
+/// resolves that file again too, so its call reaches the new function, and removing the
+/// function again drops the edge; both are a clean run's bytes.
+#[test]
+fn a_function_appended_where_another_file_calls_it_is_spliced_with_the_caller_resolved() {
+    let cases = [
+        (
+            "python",
+            ("main.py", "u.helper()\n", "u.helper()\nu.spliced_late()\n"),
+            ("pkg/util.py", "\n\ndef spliced_late():\n    return 1\n"),
+            ("main.py", "pkg/util.py::spliced_late"),
+        ),
+        (
+            "c",
+            (
+                "src/main.c",
+                "    return twice(",
+                "    spliced_late();\n    return twice(",
+            ),
+            ("src/util.c", "\nint spliced_late(void) { return 1; }\n"),
+            ("src/main.c::main", "src/util.c::spliced_late"),
+        ),
+    ];
+    for (fixture, (caller, from, to), (callee, appended), (src, dst)) in cases {
+        let root = copy_fixture(fixture);
+        let root = root.path();
+        edit(root, caller, from, to);
+        extract_incrementally(root);
+        let edge = format!("\"src\":\"{src}\",\"dst\":\"{dst}\"");
+        let before = fs::read_to_string(root.join(callee)).expect("read");
+        fs::write(root.join(callee), format!("{before}{appended}")).expect("write");
+        let (stream, spliced) = extract_incrementally(root);
+        assert!(spliced, "{fixture}: appended to {callee}");
+        assert_eq!(stream, extract(root, false), "{fixture}: appended");
+        assert!(
+            String::from_utf8_lossy(&stream).contains(&edge),
+            "{fixture}: {edge}"
+        );
+        fs::write(root.join(callee), before).expect("write");
+        let (stream, spliced) = extract_incrementally(root);
+        assert!(spliced, "{fixture}: removed from {callee}");
+        assert_eq!(stream, extract(root, false), "{fixture}: removed");
+        assert!(
+            !String::from_utf8_lossy(&stream).contains(&edge),
+            "{fixture}: {edge}"
+        );
     }
 }
 
