@@ -79,6 +79,12 @@ impl FileFacts {
             (symbol.signature, symbol.doc) = (None, None);
             symbol.hash = ContentHash::default();
         }
+        // A function's own variables are read from other files only where something they can
+        // see is evaluated in its scope.
+        let read = self.scopes_read_from_outside();
+        let is_read = |scope: u32| read.get(scope as usize).copied().unwrap_or(true);
+        interface.types.retain(|t| is_read(t.scope));
+        interface.locals.retain(|(scope, _)| is_read(*scope));
         // The resolver keeps locals as a set: a second assignment of a name binds nothing new.
         interface.locals.sort_unstable();
         interface.locals.dedup();
@@ -89,6 +95,38 @@ impl FileFacts {
             reference.line = 0;
         }
         Ok(ContentHash::of(&tg_shared::codec::encode(&interface)?))
+    }
+
+    /// Per symbol, whether resolving another file may read the variables of its scope: every
+    /// scope but a function's, and a function's where a fact other files read (an attribute's
+    /// `self.x = y`, a module or class variable) or a declared return is evaluated, with the
+    /// functions around it (a name is looked up through the enclosing scopes). Other files'
+    /// resolution never starts inside a function's body otherwise.
+    fn scopes_read_from_outside(&self) -> Vec<bool> {
+        let function_like = |kind: NodeKind| matches!(kind, NodeKind::Function | NodeKind::Method);
+        let kind_of = |scope: u32| self.symbols.get(scope as usize).map(|s| s.kind);
+        let mut read: Vec<bool> = (self.symbols.iter())
+            .map(|s| !function_like(s.kind))
+            .collect();
+        let evaluated = (self.types.iter())
+            .filter(|t| !kind_of(t.scope).is_some_and(function_like))
+            .map(|t| t.eval_scope);
+        let returns = (self.symbols.iter())
+            .filter(|s| s.returns.is_some())
+            .map(|s| s.parent.unwrap_or(0));
+        for scope in evaluated.chain(returns).collect::<Vec<u32>>() {
+            // Parents precede their children, so a chain has at most one step per symbol.
+            let mut current = Some(scope);
+            for _ in 0..self.symbols.len() {
+                let Some(s) = current else { break };
+                let Some(flag) = read.get_mut(s as usize) else {
+                    break;
+                };
+                *flag = true;
+                current = self.symbols[s as usize].parent;
+            }
+        }
+        read
     }
 
     /// When one version of a file is the other plus symbols appended after all of the other's

@@ -448,11 +448,23 @@ mod tests {
             base.replace("class A(B)", "class A(C)"),
             base.replace("def f():", "def f2():"),
             format!("{base}\ndef g():\n    pass\n"),
-            base.replace("    x = 1\n", "    y = 1\n"),
         ];
         for source in different {
             assert_ne!(interface("a.py", &source), digest, "{source}");
         }
+        // A function's own variables are its own business, unless an attribute other files
+        // read is evaluated in its scope (`self.x = y`).
+        let local = base.replace("    x = 1\n", "    y = A()\n    x = y\n");
+        assert_eq!(interface("a.py", &local), digest, "a local and its type");
+        let init = "class B:\n    def __init__(self):\n        y = A()\n        self.x = y\n";
+        let other_type = init.replace("y = A()", "y = C()");
+        assert_ne!(interface("b.py", init), interface("b.py", &other_type));
+        let fn_local = "fn f() {\n    let s = Store::open();\n    s.get();\n}\n";
+        let other_local = fn_local.replace("Store::open()", "Cache::open()");
+        assert_eq!(
+            interface("src/a.rs", fn_local),
+            interface("src/a.rs", &other_local)
+        );
     }
 
     fn facts(path: &str, source: &str) -> tg_lang::FileFacts {
