@@ -350,6 +350,24 @@ pub fn decompress_to(bytes: &[u8], out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// The content of the last frames of `bytes`, as few as `enough` accepts: the last frame, then
+/// the last two, and so on to all of them. For a reader of a stream's end, which then need not
+/// decompress the gigabyte before it.
+pub fn decompress_last(bytes: &[u8], enough: impl Fn(&[u8]) -> bool) -> io::Result<Vec<u8>> {
+    let frames = split_frames(bytes)?;
+    let mut decompressor = zstd::bulk::Decompressor::new()?;
+    let (mut content, mut frame_content) = (Vec::new(), Vec::new());
+    for frame in frames.iter().rev() {
+        decompress_frame(&mut decompressor, frame, &mut frame_content)?;
+        frame_content.extend_from_slice(&content);
+        std::mem::swap(&mut content, &mut frame_content);
+        if enough(&content) {
+            break;
+        }
+    }
+    Ok(content)
+}
+
 /// A reader of a run of frames, decompressing as it is read, one frame at a time.
 pub fn reader<'a, R: Read + 'a>(compressed: R) -> io::Result<Box<dyn Read + 'a>> {
     let mut compressed = io::BufReader::new(compressed);
@@ -403,6 +421,26 @@ mod tests {
         reader(whole).unwrap().read_to_end(&mut streamed).unwrap();
         assert_eq!(streamed, out, "streamed and parallel reads agree");
         out
+    }
+
+    /// The last frames only, as many as the caller needs: each is the end of the whole.
+    #[test]
+    fn the_last_frames_are_the_end_of_the_content() {
+        let input = sample(3 * MAX_FRAME + 17);
+        let whole = compress(&input, input.len());
+        let last = decompress_last(&whole, |_| true).unwrap();
+        assert!(!last.is_empty() && last.len() <= MAX_FRAME);
+        assert!(input.ends_with(&last));
+        let more = decompress_last(&whole, |c| c.len() > last.len()).unwrap();
+        assert!(more.len() > last.len() && input.ends_with(&more));
+        assert_eq!(
+            decompress_last(&whole, |_| false).unwrap(),
+            input,
+            "all of it"
+        );
+        assert!(decompress_last(&compress(b"", 1), |_| false)
+            .unwrap()
+            .is_empty());
     }
 
     #[test]

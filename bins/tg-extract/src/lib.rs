@@ -206,15 +206,12 @@ fn reuse_previous_output(
     };
     if cli.patch {
         // Nothing changed: a patch with nothing removed or added, and the same tail.
-        let mut keeper = patch::TailKeeper::default();
-        previous
-            .write_to(&mut keeper)
+        let tail = patch::tail_of_frames(previous.frames())
             .map_err(|e| Failure::new(exit::IO, format!("{}: {e}", output_cache.display())))?;
         let mut bytes = Vec::new();
         let ends = (fingerprint, fingerprint);
         let nothing = splice::Changes::default();
-        patch::write(&mut bytes, stream_header(), ends, &nothing, &keeper.tail)
-            .map_err(Failure::write)?;
+        patch::write(&mut bytes, stream_header(), ends, &nothing, &tail).map_err(Failure::write)?;
         let produce = |out: &mut dyn Write| out.write_all(&bytes);
         write_stream(cli, scope, &produce, &mut None)?;
         progress.say(format_args!(

@@ -43,47 +43,37 @@ pub fn write(
     writer.flush()
 }
 
-/// A sink for a whole stream that keeps its tail: every line after the files, nodes and
-/// edges (the header is the first line, and is not kept).
-#[derive(Default)]
-pub struct TailKeeper {
-    lines_seen: u64,
-    in_tail: bool,
-    partial: Vec<u8>,
-    pub tail: Vec<u8>,
+/// The tail of the whole stream whose frames are `frames`: every line after its header,
+/// files, nodes and edges (the diagnostics and the summary), read from as few of its last
+/// frames as hold it.
+pub fn tail_of_frames(frames: &[u8]) -> io::Result<Vec<u8>> {
+    let content = tg_shared::frames::decompress_last(frames, |c| tail_start(c).is_some())?;
+    let start = tail_start(&content)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "the stream has no header"))?;
+    Ok(content[start..].to_vec())
 }
 
-impl TailKeeper {
-    fn line(&mut self, line: &[u8]) {
-        self.lines_seen += 1;
-        if !self.in_tail && self.lines_seen > 1 {
-            let body = [
-                &b"{\"type\":\"file\""[..],
-                b"{\"type\":\"node\"",
-                b"{\"type\":\"edge\"",
-            ];
-            self.in_tail = !body.iter().any(|prefix| line.starts_with(prefix));
+/// Where the tail begins in `content` (whole lines from a stream's end): after its last
+/// header, file, node or edge line; `None` when it holds none.
+fn tail_start(content: &[u8]) -> Option<usize> {
+    const BEFORE_TAIL: [&[u8]; 4] = [
+        b"{\"type\":\"header\"",
+        b"{\"type\":\"file\"",
+        b"{\"type\":\"node\"",
+        b"{\"type\":\"edge\"",
+    ];
+    let mut end = content.len();
+    while end > 0 {
+        let start = memchr::memrchr(b'\n', &content[..end - 1]).map_or(0, |i| i + 1);
+        if BEFORE_TAIL
+            .iter()
+            .any(|p| content[start..end].starts_with(p))
+        {
+            return Some(end);
         }
-        if self.in_tail {
-            self.tail.extend_from_slice(line);
-        }
+        end = start;
     }
-}
-
-impl Write for TailKeeper {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut partial = std::mem::take(&mut self.partial);
-        let written = crate::splice::split_lines(&mut partial, buf, |line| {
-            self.line(line);
-            Ok(())
-        });
-        self.partial = partial;
-        written
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
+    None
 }
 
 #[cfg(test)]
@@ -91,18 +81,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_tail_is_what_follows_the_edges_in_any_pieces() {
-        let stream = b"{\"type\":\"header\"}\n{\"type\":\"file\",\"path\":\"a\"}\n{\"type\":\"node\",\"id\":\"a\"}\n{\"type\":\"edge\",\"kind\":\"calls\"}\n{\"type\":\"diagnostic\",\"x\":1}\n{\"type\":\"edge\",\"late\":1}\n{\"type\":\"summary\"}\n";
-        for step in [1, 3, 7, stream.len()] {
-            let mut keeper = TailKeeper::default();
-            for piece in stream.chunks(step) {
-                keeper.write_all(piece).expect("in memory");
-            }
-            assert_eq!(
-                String::from_utf8_lossy(&keeper.tail),
-                "{\"type\":\"diagnostic\",\"x\":1}\n{\"type\":\"edge\",\"late\":1}\n{\"type\":\"summary\"}\n",
-                "pieces of {step}"
-            );
-        }
+    fn the_tail_is_what_follows_the_last_record_of_the_graph() {
+        let stream = b"{\"type\":\"header\"}\n{\"type\":\"file\",\"path\":\"a\"}\n{\"type\":\"node\",\"id\":\"a\"}\n{\"type\":\"edge\",\"kind\":\"calls\"}\n{\"type\":\"diagnostic\",\"x\":1}\n{\"type\":\"summary\"}\n";
+        let tail = b"{\"type\":\"diagnostic\",\"x\":1}\n{\"type\":\"summary\"}\n";
+        assert_eq!(tail_start(stream), Some(stream.len() - tail.len()));
+        assert_eq!(
+            tail_start(tail),
+            None,
+            "no record of the graph: the tail goes on before"
+        );
+        let header_only = b"{\"type\":\"header\"}\n{\"type\":\"summary\"}\n";
+        assert_eq!(
+            tail_start(header_only),
+            Some(b"{\"type\":\"header\"}\n".len())
+        );
+        let mut frames = tg_shared::frames::FrameWriter::new(Vec::new());
+        frames.write_all(stream).expect("in memory");
+        let frames = frames.finish().expect("in memory");
+        assert_eq!(tail_of_frames(&frames).expect("a stream"), tail);
     }
 }
