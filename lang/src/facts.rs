@@ -99,9 +99,10 @@ impl FileFacts {
 
     /// Per symbol, whether resolving another file may read the variables of its scope: every
     /// scope but a function's, and a function's where a fact other files read (an attribute's
-    /// `self.x = y`, a module or class variable) or a declared return is evaluated, with the
-    /// functions around it (a name is looked up through the enclosing scopes). Other files'
-    /// resolution never starts inside a function's body otherwise.
+    /// `self.x = y`, a module or class variable) or a declared return is evaluated, or that
+    /// holds a class (another file may reach the class, whose bases are looked up around it),
+    /// with the functions around it (a name is looked up through the enclosing scopes). Other
+    /// files' resolution never starts inside a function's body otherwise.
     fn scopes_read_from_outside(&self) -> Vec<bool> {
         let function_like = |kind: NodeKind| matches!(kind, NodeKind::Function | NodeKind::Method);
         let kind_of = |scope: u32| self.symbols.get(scope as usize).map(|s| s.kind);
@@ -114,7 +115,11 @@ impl FileFacts {
         let returns = (self.symbols.iter())
             .filter(|s| s.returns.is_some())
             .map(|s| s.parent.unwrap_or(0));
-        for scope in evaluated.chain(returns).collect::<Vec<u32>>() {
+        let around_types = (self.symbols.iter())
+            .filter(|s| !function_like(s.kind))
+            .filter_map(|s| s.parent);
+        let starts: Vec<u32> = evaluated.chain(returns).chain(around_types).collect();
+        for scope in starts {
             // Parents precede their children, so a chain has at most one step per symbol.
             let mut current = Some(scope);
             for _ in 0..self.symbols.len() {
@@ -130,10 +135,14 @@ impl FileFacts {
     }
 
     /// When one version of a file is the other plus symbols appended after all of the other's
-    /// (a function added at the end of the file, or removed from there), the names and
-    /// qualified names of those symbols: then only files that mention one of them ([`FileFacts::mentions`]) can resolve
-    /// differently. `None` for any other change of the interface, for an appended module
-    /// (Rust `mod x`), and when the facts scoped outside the appended symbols differ.
+    /// (a function added at the end of the file, or removed from there), and the facts outside
+    /// them keep the interface: the names and qualified names of those symbols and of the
+    /// symbols they are nested in (a constructor or call operator appended to a class is
+    /// reached through the class's name). Only files that mention one of them
+    /// ([`FileFacts::mentions`]) can resolve differently. `None` for any other change of the
+    /// interface, for an appended module (Rust `mod x;`), and when the rest of the file itself
+    /// names one of them in what other files read (an import it shadows, a declared return,
+    /// a base), which would reach files that never name it.
     pub fn appended_names(older: &FileFacts, newer: &FileFacts) -> Option<Vec<String>> {
         let (short, long) = match older.symbols.len().cmp(&newer.symbols.len()) {
             std::cmp::Ordering::Less => (older, newer),
@@ -145,7 +154,8 @@ impl FileFacts {
         if appended.iter().any(|s| s.kind == NodeKind::Module) {
             return None;
         }
-        // The longer version without what lives inside the appended symbols.
+        // The longer version without what lives inside the appended symbols. A fact about an
+        // older symbol (an attribute an appended method assigns) stays, and so differs.
         let inside = |scope: u32| scope >= kept;
         let trimmed = FileFacts {
             symbols: long.symbols[..kept as usize].to_vec(),
@@ -162,7 +172,7 @@ impl FileFacts {
                 .cloned()
                 .collect(),
             types: (long.types.iter())
-                .filter(|t| !inside(t.scope) && !inside(t.eval_scope))
+                .filter(|t| !inside(t.scope))
                 .cloned()
                 .collect(),
             ..long.clone()
@@ -171,25 +181,43 @@ impl FileFacts {
             (Ok(a), Ok(b)) => a == b,
             _ => false,
         };
-        // C names a struct's type `struct foo` where the symbol's name is `foo`: both are kept.
-        let names = appended
-            .iter()
-            .flat_map(|s| [s.name.clone(), s.qualname.clone()]);
-        same.then(|| names.collect())
+        if !same {
+            return None;
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for symbol in appended {
+            let mut current = Some(symbol);
+            while let Some(s) = current.filter(|s| s.kind != NodeKind::Module) {
+                names.insert(s.name.clone());
+                // C names a struct's type `struct foo` where the symbol's name is `foo`.
+                names.insert(s.qualname.clone());
+                current = s.parent.and_then(|p| long.symbols.get(p as usize));
+            }
+        }
+        let named: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
+        let exported = |facts: &FileFacts| facts.mentions(&named) == Mention::Exported;
+        match exported(&trimmed) || exported(short) {
+            true => None,
+            false => Some(names.into_iter().collect()),
+        }
     }
 
-    /// Whether any reference, import or type fact of the file names one of `names` (as a bare
-    /// name, a part of a path, a member, a method or a fixture): resolving the file may read
-    /// what is defined under those names.
-    pub fn mentions(&self, names: &std::collections::HashSet<&str>) -> bool {
+    /// How the file names one of `names`: in what other files' resolution reads of it (an
+    /// import binding, a base, a type fact or a variable other files can reach, a declared
+    /// return, an impl's type), in what only its own edges come from (calls and reads, its
+    /// functions' own variables), or not at all.
+    pub fn mentions(&self, names: &std::collections::HashSet<&str>) -> Mention {
         let named = |name: &str| names.contains(name);
-        self.refs.iter().any(|r| target_mentions(&r.target, &named))
-            || self.imports.iter().any(|i| match &i.binding {
-                Binding::Member { name, member, .. } => named(name) || named(member),
-                Binding::Module { name, .. } => named(name),
-                Binding::None | Binding::Star { .. } => false,
-            })
-            || (self.types.iter()).any(|t| named(&t.name) || value_mentions(&t.value, &named))
+        let read = self.scopes_read_from_outside();
+        let is_read = |scope: u32| read.get(scope as usize).copied().unwrap_or(true);
+        let exported = self.imports.iter().any(|i| match &i.binding {
+            Binding::Member { name, member, .. } => named(name) || named(member),
+            Binding::Module { name, .. } => named(name),
+            Binding::None | Binding::Star { .. } => false,
+        }) || (self.refs.iter())
+            .any(|r| r.kind == RefKind::Inherit && target_mentions(&r.target, &named))
+            || (self.types.iter())
+                .any(|t| is_read(t.scope) && (named(&t.name) || value_mentions(&t.value, &named)))
             || self.symbols.iter().any(|s| {
                 s.returns
                     .as_ref()
@@ -197,7 +225,16 @@ impl FileFacts {
                     || [&s.owner_type, &s.implements]
                         .into_iter()
                         .any(|name| name.as_deref().is_some_and(named))
-            })
+            });
+        if exported {
+            return Mention::Exported;
+        }
+        let own = (self.refs.iter()).any(|r| target_mentions(&r.target, &named))
+            || (self.types.iter()).any(|t| named(&t.name) || value_mentions(&t.value, &named));
+        match own {
+            true => Mention::Own,
+            false => Mention::None,
+        }
     }
 
     /// The ids of the file's symbols, in order ([`tg_shared::record::symbol_ids`]).
@@ -220,6 +257,16 @@ impl FileFacts {
             lang.role(path)
         }
     }
+}
+
+/// How a file names something ([`FileFacts::mentions`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mention {
+    None,
+    /// Only where its own edges come from: resolving the file again is enough.
+    Own,
+    /// Where other files' resolution reads it: they may change without naming it themselves.
+    Exported,
 }
 
 fn target_mentions(target: &Target, named: &dyn Fn(&str) -> bool) -> bool {

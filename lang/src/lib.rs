@@ -16,8 +16,8 @@ pub mod walk_snapshot;
 pub mod words;
 
 pub use facts::{
-    Binding, Declares, FileFacts, Import, ModuleRef, RefKind, Reference, ScopeRule, Symbol, Target,
-    TypeFact, TypeSlot, Value,
+    Binding, Declares, FileFacts, Import, Mention, ModuleRef, RefKind, Reference, ScopeRule,
+    Symbol, Target, TypeFact, TypeSlot, Value,
 };
 use tg_shared::record::Role;
 

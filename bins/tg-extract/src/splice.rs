@@ -20,6 +20,7 @@ use rayon::prelude::*;
 use std::collections::{BTreeMap, HashSet};
 use std::io::{self, Write};
 use std::path::Path;
+use tg_lang::Mention;
 use tg_shared::codec;
 use tg_shared::record::{Edge, EdgeKind, Record};
 
@@ -49,9 +50,11 @@ pub fn save_stats(path: &Path, fingerprint: &str, per_file: &[ResolveStats]) -> 
 
 /// Which files (by their index in `extracted`) the run resolves alone and splices, if it may:
 /// every file parsed this run replaced an older version of itself with the same interface, or
-/// one that differs only by symbols appended at its end (then every file that mentions one of
-/// their names is resolved too: only those can resolve to them); no file was added, removed or
-/// skipped; and at least one file was replaced.
+/// one that differs only by symbols appended at its end. Files that name one of those in their
+/// calls or their functions' own variables are resolved too; a file that names one where other
+/// files' resolution reads it (an import, a base, a declared return, a type others reach)
+/// could change files that never name it, so then nothing is spliced. No file may be added,
+/// removed or skipped, and at least one must have been replaced.
 pub fn files_to_resolve(extracted: &[Extracted]) -> Option<Vec<bool>> {
     let mut appended: HashSet<&str> = HashSet::new();
     let mut any = false;
@@ -71,14 +74,23 @@ pub fn files_to_resolve(extracted: &[Extracted]) -> Option<Vec<bool>> {
     if !any {
         return None;
     }
-    let mentions = |item: &Extracted| match &item.outcome {
+    let mention = |item: &Extracted| match &item.outcome {
+        _ if appended.is_empty() => Mention::None,
         crate::extract::Outcome::Ready { entry, .. } => entry.facts.mentions(&appended),
-        crate::extract::Outcome::Skipped => false,
+        crate::extract::Outcome::Skipped => Mention::None,
     };
+    let mentions: Vec<Mention> = extracted.par_iter().map(mention).collect();
+    // One edited file's own mentions were checked against the rest of it (`appended_names`):
+    // its appended symbols may name themselves. With more edited files, each is checked whole.
+    let edited = extracted.iter().filter(|i| i.replaced.is_some()).count();
+    let exported = (extracted.iter().zip(&mentions))
+        .any(|(item, m)| (item.replaced.is_none() || edited > 1) && *m == Mention::Exported);
+    if exported {
+        return None;
+    }
     Some(
-        extracted
-            .par_iter()
-            .map(|item| item.replaced.is_some() || (!appended.is_empty() && mentions(item)))
+        (extracted.iter().zip(&mentions))
+            .map(|(item, m)| item.replaced.is_some() || *m == Mention::Own)
             .collect(),
     )
 }
@@ -467,6 +479,8 @@ mod tests {
         );
     }
 
+    use tg_lang::Mention;
+
     fn facts(path: &str, source: &str) -> tg_lang::FileFacts {
         let lang = tg_lang::for_path(path).expect("known language");
         tg_parse::extract_file(lang, path, source).expect("parses")
@@ -480,7 +494,7 @@ mod tests {
         let old = facts("a.py", base);
         let appended = format!("{base}\ndef g(x):\n    y = os.path\n    return h(y)\n");
         let names = tg_lang::FileFacts::appended_names(&old, &facts("a.py", &appended));
-        assert_eq!(names, Some(vec!["g".to_string(), "g".to_string()]));
+        assert_eq!(names, Some(vec!["g".to_string()]));
         let taken_back = tg_lang::FileFacts::appended_names(&facts("a.py", &appended), &old);
         assert_eq!(taken_back, names, "removed from the end");
         let method = format!("{base}    def later(self):\n        pass\n");
@@ -490,12 +504,7 @@ mod tests {
         );
         assert_eq!(
             tg_lang::FileFacts::appended_names(&old, &facts("a.py", &method)),
-            Some(vec![
-                "B".into(),
-                "B".into(),
-                "later".into(),
-                "B.later".into()
-            ])
+            Some(vec!["B".into(), "B.later".into(), "later".into()])
         );
         let not_appended = [
             base.replace("class A:", "def e():\n    pass\n\nclass A:"),
@@ -512,18 +521,67 @@ mod tests {
     }
 
     #[test]
-    fn a_file_mentions_the_names_its_calls_imports_types_and_impls_use() {
+    fn a_file_mentions_names_where_others_read_them_or_for_its_own_edges() {
         let names = |list: &[&'static str]| list.iter().copied().collect::<HashSet<&str>>();
-        let source = "from m import helper as h\n\ndef f(c: Client):\n    x = Maker()\n    return c.send(x.build())\n";
+        let source = "from m import helper as h\n\ndef f(c: Client):\n    x = Maker()\n    return c.send(x.build())\n\nclass K(Base):\n    pass\n";
         let file = facts("a.py", source);
-        for name in ["helper", "h", "Client", "Maker", "send", "build"] {
-            assert!(file.mentions(&names(&[name])), "{name}");
+        for name in ["helper", "h", "Base"] {
+            assert_eq!(file.mentions(&names(&[name])), Mention::Exported, "{name}");
         }
-        assert!(!file.mentions(&names(&["absent", "f"])));
+        for name in ["Client", "Maker", "send", "build"] {
+            assert_eq!(file.mentions(&names(&[name])), Mention::Own, "{name}");
+        }
+        assert_eq!(file.mentions(&names(&["absent", "f"])), Mention::None);
+        let returns = facts("b.py", "def make() -> Thing:\n    return g()\n");
+        assert_eq!(returns.mentions(&names(&["Thing"])), Mention::Exported);
         let rust = facts("src/a.rs", "impl Store {\n    fn get(&self) {}\n}\n");
-        assert!(rust.mentions(&names(&["Store"])), "an impl's type");
+        assert_eq!(
+            rust.mentions(&names(&["Store"])),
+            Mention::Exported,
+            "an impl's type"
+        );
         let c = facts("a.c", "int g(void) { return helper(); }\n");
-        assert!(c.mentions(&names(&["helper"])));
+        assert_eq!(c.mentions(&names(&["helper"])), Mention::Own);
+    }
+
+    /// The cases a review found: each would change a file that names nothing appended, so
+    /// none is spliced that way.
+    #[test]
+    fn appends_that_reach_files_naming_nothing_appended_are_not_spliced() {
+        let appended = |before: &str, after: &str| {
+            tg_lang::FileFacts::appended_names(&facts("b.py", before), &facts("b.py", after))
+        };
+        // A method assigning an attribute of the class it is appended to.
+        let service = "class Service:\n    def __init__(self):\n        self.client = Client()\n";
+        let reset = format!("{service}\n    def reset(self):\n        self.client = factory()\n");
+        assert_eq!(appended(service, &reset), None);
+        // A definition that shadows an import of the same file, a declared return, a base.
+        let imported = "from c import helper\n";
+        assert_eq!(
+            appended(imported, &format!("{imported}\ndef helper():\n    pass\n")),
+            None
+        );
+        let make = "from c import Thing\n\ndef make() -> Thing:\n    pass\n";
+        assert_eq!(
+            appended(make, &format!("{make}\nclass Thing:\n    pass\n")),
+            None
+        );
+        let child = "from c import Base\n\nclass Child(Base):\n    pass\n";
+        assert_eq!(
+            appended(child, &format!("{child}\nclass Base:\n    pass\n")),
+            None
+        );
+        // A constructor appended to a class is reached through the class's name.
+        let foo = "class Foo:\n    x = 1\n";
+        let names = appended(
+            foo,
+            &format!("{foo}\n    def __init__(self):\n        pass\n"),
+        );
+        assert!(names.is_some_and(|n| n.contains(&"Foo".to_string())));
+        // A class nested in a function: its base is looked up in the function's scope.
+        let nested = "from base import Base\n\ndef make():\n    class Child(Base):\n        pass\n    return Child\n";
+        let shadowed = nested.replace("def make():\n", "def make():\n    Base = pick()\n");
+        assert_ne!(interface("b.py", nested), interface("b.py", &shadowed));
     }
 
     #[test]
