@@ -2,8 +2,8 @@
 bytes of a --no-cache run (issue 22: the splice of an edit inside bodies, the cache's delta).
 
 Usage: python3 bench/splice_edits.py CORPUS_DIR WORK_DIR EDITS SEED [MODE]
-(TG_EXTRACT names the binary; default target/release/tg-extract). In MODE `lines` (the
-default) each edit picks a source file and an indented line at random and inserts a blank
+(TG_EXTRACT names the binary; default target/release/tg-extract). Sources are Python, Rust,
+C, TypeScript and JavaScript files. In MODE `lines` (the default) each edit picks a source file and an indented line at random and inserts a blank
 line, duplicates the line, deletes it, or inserts a copy of another indented line of the file.
 In MODE `append` each edit appends a function to a file's end, named after a call written
 somewhere in the corpus (so other files may now resolve to it), or takes an earlier appended
@@ -56,6 +56,10 @@ DEFINITION = {
     ".rs": "\npub fn {name}() {{}}\n",
     ".c": "\nint {name}(void)\n{{\n\treturn 0;\n}}\n",
     ".h": "\nint {name}(void);\n",
+    ".ts": "\nexport function {name}(): void {{}}\n",
+    ".tsx": "\nexport function {name}(): void {{}}\n",
+    ".js": "\nfunction {name}() {{}}\n",
+    ".mjs": "\nexport function {name}() {{}}\n",
 }
 
 
@@ -91,7 +95,7 @@ def main():
         os.path.join(d, f)
         for d, _, names in os.walk(work)
         for f in names
-        if f.endswith((".py", ".rs", ".c", ".h"))
+        if f.endswith((".py", ".rs", ".c", ".h", ".ts", ".tsx", ".js", ".mjs"))
     )
     run(work)
     counts = {"spliced": 0, "resolved all": 0}
