@@ -81,8 +81,7 @@ impl FileFacts {
         }
         // A function's own variables are read from other files only where something they can
         // see is evaluated in its scope.
-        let read = self.scopes_read_from_outside();
-        let is_read = |scope: u32| read.get(scope as usize).copied().unwrap_or(true);
+        let is_read = self.scopes_read_from_outside();
         interface.types.retain(|t| is_read(t.scope));
         interface.locals.retain(|(scope, _)| is_read(*scope));
         // The resolver keeps locals as a set: a second assignment of a name binds nothing new.
@@ -103,7 +102,7 @@ impl FileFacts {
     /// holds a class (another file may reach the class, whose bases are looked up around it),
     /// with the functions around it (a name is looked up through the enclosing scopes). Other
     /// files' resolution never starts inside a function's body otherwise.
-    fn scopes_read_from_outside(&self) -> Vec<bool> {
+    fn scopes_read_from_outside(&self) -> impl Fn(u32) -> bool {
         let function_like = |kind: NodeKind| matches!(kind, NodeKind::Function | NodeKind::Method);
         let kind_of = |scope: u32| self.symbols.get(scope as usize).map(|s| s.kind);
         let mut read: Vec<bool> = (self.symbols.iter())
@@ -131,7 +130,7 @@ impl FileFacts {
                 current = self.symbols[s as usize].parent;
             }
         }
-        read
+        move |scope: u32| read.get(scope as usize).copied().unwrap_or(true)
     }
 
     /// When one version of a file is the other plus symbols appended after all of the other's
@@ -156,26 +155,18 @@ impl FileFacts {
         }
         // The longer version without what lives inside the appended symbols. A fact about an
         // older symbol (an attribute an appended method assigns) stays, and so differs.
-        let inside = |scope: u32| scope >= kept;
+        fn outside<T: Clone>(items: &[T], kept: u32, scope: impl Fn(&T) -> u32) -> Vec<T> {
+            items.iter().filter(|i| scope(i) < kept).cloned().collect()
+        }
         let trimmed = FileFacts {
             symbols: long.symbols[..kept as usize].to_vec(),
-            imports: (long.imports.iter())
-                .filter(|i| !inside(i.scope))
-                .cloned()
-                .collect(),
-            refs: (long.refs.iter())
-                .filter(|r| !inside(r.scope))
-                .cloned()
-                .collect(),
-            locals: (long.locals.iter())
-                .filter(|(scope, _)| !inside(*scope))
-                .cloned()
-                .collect(),
-            types: (long.types.iter())
-                .filter(|t| !inside(t.scope))
-                .cloned()
-                .collect(),
-            ..long.clone()
+            imports: outside(&long.imports, kept, |i| i.scope),
+            refs: outside(&long.refs, kept, |r| r.scope),
+            locals: outside(&long.locals, kept, |(scope, _)| *scope),
+            types: outside(&long.types, kept, |t| t.scope),
+            syntax_error_line: long.syntax_error_line,
+            depth_limit_line: long.depth_limit_line,
+            generated: long.generated,
         };
         let same = match (trimmed.interface_digest(), short.interface_digest()) {
             (Ok(a), Ok(b)) => a == b,
@@ -208,8 +199,7 @@ impl FileFacts {
     /// functions' own variables), or not at all.
     pub fn mentions(&self, names: &std::collections::HashSet<&str>) -> Mention {
         let named = |name: &str| names.contains(name);
-        let read = self.scopes_read_from_outside();
-        let is_read = |scope: u32| read.get(scope as usize).copied().unwrap_or(true);
+        let is_read = self.scopes_read_from_outside();
         let exported = self.imports.iter().any(|i| match &i.binding {
             Binding::Member { name, member, .. } => named(name) || named(member),
             Binding::Module { name, .. } => named(name),

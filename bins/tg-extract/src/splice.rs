@@ -371,7 +371,7 @@ impl<'g, W: Write> Splicer<'g, W> {
 
 /// Hands `line` each whole line of `buf` (with its newline), the first completing `partial`,
 /// and keeps an unfinished last line in `partial`: for sinks fed a stream in any pieces.
-pub fn split_lines(
+fn split_lines(
     partial: &mut Vec<u8>,
     buf: &[u8],
     mut line: impl FnMut(&[u8]) -> io::Result<()>,
