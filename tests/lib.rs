@@ -3,6 +3,7 @@
 //! into fresh temporary directories.
 
 pub mod loopback;
+pub mod patch;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -18,6 +18,10 @@ pub const IO: i32 = 74;
 pub const UNAVAILABLE: i32 = 69;
 /// Another run holds the repository lock (`.tldrgraph/tldrgraph.lock`); try again later.
 pub const LOCKED: i32 = 75;
+/// A patch (`tg-extract --patch`) this stage cannot apply: the state it keeps is of another
+/// stream than the patch's base, of another config, or missing. Nothing was written; run the
+/// whole stream through the stage instead.
+pub const NO_BASE: i32 = 76;
 /// Refused: the store or an input would lead outside the repository (a `.tldrgraph` that is a
 /// symlink, a link in it pointing elsewhere).
 pub const NO_PERM: i32 = 77;

@@ -22,6 +22,7 @@ pub mod layers;
 pub mod lexical;
 pub mod ndjson;
 pub mod options;
+pub mod patch;
 pub mod record;
 pub mod search;
 pub mod stage;

@@ -107,6 +107,12 @@ pub struct Header {
     pub producer: String,
     /// Always `.`: ids are relative to the repository root, which is not written (it is machine-specific).
     pub root: String,
+    /// The identity of a whole stream: tg-extract's fingerprint of the inputs it was made from
+    /// (a patch's `result` names the stream it leads to the same way). A stage that keeps state
+    /// across runs keeps it for one stream, and applies a patch only to the stream its `base`
+    /// names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
     /// Present when the stream is a patch (`tg-extract --patch`): what one run changed in the
     /// stream of the run before, not a whole stream. Stages that read whole streams refuse it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -146,6 +152,7 @@ impl Header {
             schema: SCHEMA_VERSION.to_string(),
             producer: producer.to_string(),
             root: ".".to_string(),
+            fingerprint: None,
             patch: None,
         }
     }

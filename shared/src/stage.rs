@@ -543,12 +543,22 @@ impl Output {
 /// Checks the shape of a stream as it goes by: a `header` first, a `summary` last.
 #[derive(Debug, Default)]
 pub struct StreamCheck {
+    /// A stage that applies patches reads them ([`crate::patch::read`]); others refuse them.
+    accept_patches: bool,
     records: u64,
     last_was_summary: bool,
     summaries: u64,
 }
 
 impl StreamCheck {
+    /// The check of a stage that applies patches as well as reading whole streams.
+    pub fn accepting_patches() -> Self {
+        StreamCheck {
+            accept_patches: true,
+            ..StreamCheck::default()
+        }
+    }
+
     fn observe(&mut self, source: &str, item: &Item) -> Result<(), Failure> {
         if self.records == 0 && !matches!(item.record, Some(Record::Header(_))) {
             return Err(Failure::new(
@@ -562,7 +572,11 @@ impl StreamCheck {
         }
         // A patch is a few records of a stream this stage never saw whole: read as a stream it
         // would become artifacts of one file's records.
-        if let Some(Record::Header(Header { patch: Some(_), .. })) = &item.record {
+        let patch_header = matches!(
+            &item.record,
+            Some(Record::Header(Header { patch: Some(_), .. }))
+        );
+        if patch_header && !self.accept_patches {
             return Err(Failure::new(
                 exit::DATA,
                 format!(

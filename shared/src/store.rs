@@ -141,6 +141,13 @@ impl Store {
             .join(artifacts::PLAN_METRICS)
     }
 
+    /// tg-classify's tallies of the last whole stream it read ([`artifacts::CLASSIFY_STATE`]).
+    pub fn classify_state_path(&self) -> PathBuf {
+        self.dir
+            .join(artifacts::CACHE_DIR)
+            .join(artifacts::CLASSIFY_STATE)
+    }
+
     /// The words the code writes, summed by tg-extract for dead-code.
     pub fn words_path(&self) -> PathBuf {
         self.dir.join(artifacts::CACHE_DIR).join(artifacts::WORDS)

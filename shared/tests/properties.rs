@@ -162,15 +162,19 @@ fn edge() -> impl Strategy<Value = Edge> {
 
 fn record() -> impl Strategy<Value = Record> {
     let patch = option::of((text(), text()).prop_map(|(base, result)| PatchOf { base, result }));
-    let header = (text(), text(), text(), patch).prop_map(|(minor, producer, root, patch)| {
-        Record::Header(Header {
-            // The reader rejects another major version (a property of its own below).
-            schema: format!("1.{minor}"),
-            producer,
-            root,
-            patch,
-        })
-    });
+    let fingerprint = option::of(text());
+    let header = (text(), text(), text(), fingerprint, patch).prop_map(
+        |(minor, producer, root, fingerprint, patch)| {
+            Record::Header(Header {
+                // The reader rejects another major version (a property of its own below).
+                schema: format!("1.{minor}"),
+                producer,
+                root,
+                fingerprint,
+                patch,
+            })
+        },
+    );
     let file = (text(), text(), text(), any::<u64>(), any::<u32>()).prop_map(
         |(path, lang, hash, bytes, lines)| {
             Record::File(FileRecord {

@@ -5,13 +5,14 @@
 //! an edge whose end was not seen as a node (a foreign stream) passes through unmarked.
 
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use tg_shared::layers::{LayerConfig, NodeView};
 use tg_shared::record::{Edge, EdgeKind, Node, NodeKind, Resolution, Role};
 
 /// What the artifacts need to know of a node.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct NodeInfo {
     pub id: String,
     pub kind: NodeKind,
@@ -27,7 +28,7 @@ pub struct NodeInfo {
 }
 
 /// A dependency edge from one layer to another that `may_depend_on` forbids.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Violation {
     pub src: String,
     pub dst: String,
@@ -35,10 +36,12 @@ pub struct Violation {
     pub line: u32,
 }
 
-/// Everything the pass learned.
-#[derive(Debug, Default)]
+/// Everything the pass learned. Every artifact made from it is independent of the order of
+/// `nodes` (they are counted, or sorted by id), so a patch may take nodes out and put them in.
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Tally {
     pub nodes: Vec<NodeInfo>,
+    #[serde(skip)]
     index: FxHashMap<String, usize>,
     /// Files of the stream and their line counts.
     pub files: BTreeMap<String, u32>,
@@ -51,9 +54,13 @@ pub struct Tally {
     /// Forbidden dependencies seen only through `ambiguous` edges (not marked as violations).
     pub ambiguous_violation_count: u64,
     /// Layers assigned by the agent, by node id: they win over the config's rules.
+    #[serde(skip)]
     pub overrides: FxHashMap<String, usize>,
     /// (source, class, line) of each violating call of a class: the edge to that class's
-    /// constructor from the same call is the same dependency, not a second violation.
+    /// constructor from the same call is the same dependency, not a second violation. Only
+    /// edges of one source read it, and a patch holds all of a source's edges, so it is not
+    /// kept between runs.
+    #[serde(skip)]
     class_violations: rustc_hash::FxHashSet<(usize, usize, u32)>,
 }
 
@@ -79,17 +86,66 @@ impl Tally {
         }
         counts
     }
+
+    /// Adds a classified node; a repeated id (a foreign stream) keeps its first
+    /// classification for edges.
+    pub fn push_node(&mut self, info: NodeInfo) {
+        if !self.index.contains_key(&info.id) {
+            self.index.insert(info.id.clone(), self.nodes.len());
+        }
+        self.nodes.push(info);
+    }
+
+    /// Takes the node `id` out; `None` when there is none.
+    pub fn remove_node(&mut self, id: &str) -> Option<NodeInfo> {
+        let at = self.index.remove(id)?;
+        let removed = self.nodes.swap_remove(at);
+        if let Some(moved) = self.nodes.get(at) {
+            self.index.insert(moved.id.clone(), at);
+        }
+        Some(removed)
+    }
+
+    /// The node `id`.
+    pub fn node(&self, id: &str) -> Option<&NodeInfo> {
+        self.index.get(id).map(|&at| &self.nodes[at])
+    }
+
+    /// Builds the index of ids after the nodes were loaded; false when an id is repeated
+    /// (then nodes cannot be taken out by id).
+    pub fn reindex(&mut self) -> bool {
+        self.index.clear();
+        for (at, node) in self.nodes.iter().enumerate() {
+            self.index.insert(node.id.clone(), at);
+        }
+        self.index.len() == self.nodes.len()
+    }
+
+    /// Whether no node id repeats (a foreign stream may repeat one).
+    pub fn has_unique_ids(&self) -> bool {
+        self.index.len() == self.nodes.len()
+    }
+
+    /// Forgets which class calls violated the layering: before the edges of a patch's section.
+    pub fn forget_class_violations(&mut self) {
+        self.class_violations.clear();
+    }
 }
 
-/// Classifies `node` and returns the line to write in place of `raw`.
-pub fn node_line(config: &LayerConfig, tally: &mut Tally, node: &Node, raw: &str) -> String {
+/// Classifies `node`: what the tally keeps of it and the line to write in place of `raw`.
+pub fn classify_node(
+    config: &LayerConfig,
+    overrides: &FxHashMap<String, usize>,
+    node: &Node,
+    raw: &str,
+) -> (NodeInfo, String) {
     let view = NodeView {
         id: &node.id,
         kind: node.kind,
         name: &node.name,
         file: &node.file,
     };
-    let overridden = tally.overrides.get(&node.id).copied();
+    let overridden = overrides.get(&node.id).copied();
     let layer = overridden.unwrap_or_else(|| config.classify(&view));
     let role = config.layers[layer].role.unwrap_or(node.role);
     let info = NodeInfo {
@@ -103,11 +159,6 @@ pub fn node_line(config: &LayerConfig, tally: &mut Tally, node: &Node, raw: &str
         fan_in: 0,
         fan_out: 0,
     };
-    // A repeated id (a foreign stream) keeps its first classification for edges.
-    if !tally.index.contains_key(&node.id) {
-        tally.index.insert(node.id.clone(), tally.nodes.len());
-    }
-    tally.nodes.push(info);
     let layer_id = Value::String(config.layers[layer].id.clone());
     let raw = if role == node.role {
         std::borrow::Cow::Borrowed(raw)
@@ -119,7 +170,7 @@ pub fn node_line(config: &LayerConfig, tally: &mut Tally, node: &Node, raw: &str
         ))
     };
     let raw = raw.as_ref();
-    if overridden.is_some() {
+    let line = if overridden.is_some() {
         // Recorded as such, so a reader can tell the agent's choice from the rules'.
         let source = Value::String("agent".into());
         rewrite(
@@ -131,20 +182,33 @@ pub fn node_line(config: &LayerConfig, tally: &mut Tally, node: &Node, raw: &str
         append_fields(raw, &[("layer", &layer_id)])
     } else {
         rewrite(raw, &["layer", "layer_source"], &[("layer", layer_id)])
-    }
+    };
+    (info, line)
 }
 
-/// Marks `edge` and returns the line to write in place of `raw`.
-pub fn edge_line(config: &LayerConfig, tally: &mut Tally, edge: &Edge, raw: &str) -> String {
-    let ends = (tally.index.get(&edge.src), tally.index.get(&edge.dst));
-    let (Some(&src), Some(&dst)) = ends else {
-        return raw.to_string();
-    };
+/// Classifies `node`, adds it to the tally and returns the line to write in place of `raw`.
+pub fn node_line(config: &LayerConfig, tally: &mut Tally, node: &Node, raw: &str) -> String {
+    let (info, line) = classify_node(config, &tally.overrides, node, raw);
+    tally.push_node(info);
+    line
+}
+
+/// What an edge between two known nodes is, by their layers.
+#[derive(Debug, Clone, Copy)]
+pub struct Marks {
+    src: usize,
+    dst: usize,
+    dependency: bool,
+    crossing: bool,
+    /// Forbidden by `may_depend_on` (a violation unless the edge is `ambiguous`).
+    forbidden: bool,
+    violation: bool,
+}
+
+/// The marks of `edge`; `None` when an end is not a node of the stream.
+pub fn edge_marks(config: &LayerConfig, tally: &mut Tally, edge: &Edge) -> Option<Marks> {
+    let (&src, &dst) = (tally.index.get(&edge.src)?, tally.index.get(&edge.dst)?);
     let dependency = is_dependency(edge.kind);
-    if dependency {
-        tally.nodes[src].fan_out += 1;
-        tally.nodes[dst].fan_in += 1;
-    }
     let (from, to) = (tally.nodes[src].layer, tally.nodes[dst].layer);
     // `contains` is structure: a file's module may hold a class another layer claims.
     let crossing = dependency && from != to;
@@ -154,41 +218,88 @@ pub fn edge_line(config: &LayerConfig, tally: &mut Tally, edge: &Edge, raw: &str
     let forbidden = forbidden && !constructor_of_violating_call(tally, src, dst, edge);
     // An `ambiguous` edge may not exist in any build: a possible violation, counted apart.
     let violation = forbidden && edge.resolution != Some(Resolution::Ambiguous);
-    if forbidden && !violation {
-        tally.ambiguous_violation_count += 1;
-    }
     if violation && edge.kind == EdgeKind::Calls && tally.nodes[dst].kind == NodeKind::Class {
         tally.class_violations.insert((src, dst, edge.line));
     }
-    if crossing {
-        tally.cross_layer_edges += 1;
-        *tally.cross[from].entry(to).or_default() += 1;
+    Some(Marks {
+        src,
+        dst,
+        dependency,
+        crossing,
+        forbidden,
+        violation,
+    })
+}
+
+/// Counts `edge` with its marks into the tally (`add`), or takes it out of it (a patch's
+/// removed edge, marked as the tally was when it was counted).
+pub fn count_edge(tally: &mut Tally, edge: &Edge, marks: &Marks, add: bool) {
+    let step = |n: &mut u64| *n = if add { *n + 1 } else { n.saturating_sub(1) };
+    let step32 = |n: &mut u32| *n = if add { *n + 1 } else { n.saturating_sub(1) };
+    if marks.dependency {
+        step32(&mut tally.nodes[marks.src].fan_out);
+        step32(&mut tally.nodes[marks.dst].fan_in);
     }
-    if violation {
-        tally.violation_count += 1;
-        tally.violations[from].push(Violation {
+    if marks.forbidden && !marks.violation {
+        step(&mut tally.ambiguous_violation_count);
+    }
+    let (from, to) = (tally.nodes[marks.src].layer, tally.nodes[marks.dst].layer);
+    if marks.crossing {
+        step(&mut tally.cross_layer_edges);
+        let cross = &mut tally.cross[from];
+        let count = cross.entry(to).or_default();
+        step(count);
+        if *count == 0 {
+            cross.remove(&to);
+        }
+    }
+    if marks.violation {
+        step(&mut tally.violation_count);
+        let violation = Violation {
             src: edge.src.clone(),
             dst: edge.dst.clone(),
             kind: edge.kind,
             line: edge.line,
-        });
+        };
+        let violations = &mut tally.violations[from];
+        if add {
+            violations.push(violation);
+        } else if let Some(at) = violations.iter().position(|v| *v == violation) {
+            violations.swap_remove(at);
+        }
     }
+}
+
+/// Marks `edge` and returns the line to write in place of `raw`.
+pub fn edge_line(config: &LayerConfig, tally: &mut Tally, edge: &Edge, raw: &str) -> String {
+    let marks = edge_marks(config, tally, edge);
+    if let Some(marks) = &marks {
+        count_edge(tally, edge, marks, true);
+    }
+    marked_line(edge, marks.as_ref(), raw)
+}
+
+/// `raw` with `marks` written in (an edge without marks passes through as it came).
+pub fn marked_line(edge: &Edge, marks: Option<&Marks>, raw: &str) -> String {
+    let Some(marks) = marks else {
+        return raw.to_string();
+    };
     let marked_before = edge.cross_layer.is_some() || edge.violation.is_some();
-    if !crossing && !marked_before {
+    if !marks.crossing && !marked_before {
         return raw.to_string();
     }
-    let mut marks = Vec::new();
-    if crossing {
-        marks.push(("cross_layer", Value::Bool(true)));
+    let mut fields = Vec::new();
+    if marks.crossing {
+        fields.push(("cross_layer", Value::Bool(true)));
     }
-    if violation {
-        marks.push(("violation", Value::Bool(true)));
+    if marks.violation {
+        fields.push(("violation", Value::Bool(true)));
     }
     if !marked_before && !raw.contains("\"cross_layer\"") && !raw.contains("\"violation\"") {
-        let refs: Vec<(&str, &Value)> = marks.iter().map(|(k, v)| (*k, v)).collect();
+        let refs: Vec<(&str, &Value)> = fields.iter().map(|(k, v)| (*k, v)).collect();
         append_fields(raw, &refs)
     } else {
-        rewrite(raw, &["cross_layer", "violation"], &marks)
+        rewrite(raw, &["cross_layer", "violation"], &fields)
     }
 }
 

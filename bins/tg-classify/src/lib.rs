@@ -13,7 +13,9 @@ pub mod check;
 pub mod classify;
 pub mod cli;
 pub mod overview;
+pub mod patched;
 pub mod report;
+pub mod state;
 
 use classify::Tally;
 use cli::Cli;
@@ -22,6 +24,8 @@ use tg_shared::artifacts;
 use tg_shared::contract::{self, DirectoryCount, NeedsLayers};
 use tg_shared::exit;
 use tg_shared::layers::{self, LayerConfig};
+use tg_shared::ndjson::Item;
+use tg_shared::patch::Patch;
 use tg_shared::record::{LayerRecord, Record};
 use tg_shared::stage::{self, Failure, Input, Output, Owned, Progress, StreamCheck};
 use tg_shared::store::{self, STORE_DIR};
@@ -65,18 +69,19 @@ fn layer_overrides(
     Ok(overrides)
 }
 
-/// Classifies the stream as it passes through: nodes gain their layer, edges their marks.
-/// Returns `None` when the reader went away (a success, but the stream was not seen whole),
-/// else tg-extract's word on an empty walk, for the needs_layers payload.
+/// Classifies the stream after its `header` as it passes through: nodes gain their layer,
+/// edges their marks. Returns `None` when the reader went away (a success, but the stream was
+/// not seen whole), else tg-extract's word on an empty walk, for the needs_layers payload.
 fn classify_stream(
     config: &LayerConfig,
     tally: &mut Tally,
+    (header, mut stream): (Item, StreamCheck),
     input: &mut Input,
     output: &mut Output,
 ) -> Result<Option<Option<String>>, Failure> {
-    let mut stream = StreamCheck::default();
     let mut no_sources: Option<String> = None;
-    while let Some(item) = input.next_item(&mut stream) {
+    let mut next = Some(Ok(header));
+    while let Some(item) = next {
         let item = item?;
         match &item.record {
             Some(Record::Node(node)) => {
@@ -91,21 +96,33 @@ fn classify_stream(
                 tally.files.insert(file.path.clone(), file.lines);
                 output.line(&item.raw)?;
             }
-            Some(Record::Diagnostic(diagnostic))
-                if diagnostic.code == tg_shared::record::NO_SOURCES =>
-            {
-                no_sources = Some(diagnostic.message.clone());
-                output.line(&item.raw)?;
+            record => {
+                if passed_through(record.as_ref(), &mut no_sources) {
+                    output.line(&item.raw)?;
+                }
             }
-            record if OWNED.owns(record.as_ref()) => {}
-            _ => output.line(&item.raw)?,
         }
         if output.is_closed() {
             return Ok(None);
         }
+        next = input.next_item(&mut stream);
     }
     stream.finish(&input.name)?;
     Ok(Some(no_sources))
+}
+
+/// Whether a record other than a file, node or edge passes through (an earlier tg-classify's
+/// own records do not); tg-extract's word on an empty walk is kept in `no_sources`.
+fn passed_through(record: Option<&Record>, no_sources: &mut Option<String>) -> bool {
+    match record {
+        Some(Record::Diagnostic(diagnostic))
+            if diagnostic.code == tg_shared::record::NO_SOURCES =>
+        {
+            *no_sources = Some(diagnostic.message.clone());
+            true
+        }
+        record => !OWNED.owns(record),
+    }
 }
 
 /// Writes `layers.yaml` and `symbols.md` under the store's lock. The artifacts come before the
@@ -166,6 +183,95 @@ fn needs_layers(
     Record::Status(contract::status(contract::NEEDS_LAYERS, &payload))
 }
 
+/// What this stage appends to the stream: a record per layer, `needs_layers` without a config,
+/// and its summary.
+fn tail_records(
+    config: &LayerConfig,
+    has_config: bool,
+    tally: &Tally,
+    directories: &[DirectoryCount],
+    no_sources: Option<String>,
+) -> Vec<Record> {
+    let counts = tally.layer_counts(config.layers.len());
+    let mut records: Vec<Record> = (config.layers.iter().enumerate())
+        .map(|(index, layer)| {
+            Record::Layer(LayerRecord {
+                id: layer.id.clone(),
+                name: layer.name.clone(),
+                order: layer.order,
+                nodes: counts[index],
+                description: layer.description.clone(),
+                may_depend_on: layer.may_depend_on.clone(),
+                default: index == config.default && has_config,
+            })
+        })
+        .collect();
+    if !has_config {
+        records.push(needs_layers(tally, directories, no_sources));
+    }
+    records.push(stage::summary(
+        STAGE,
+        [
+            (
+                "config",
+                Value::from(report::config_name(config, has_config)),
+            ),
+            ("layers", (config.layers.len() as u64).into()),
+            ("nodes", (tally.nodes.len() as u64).into()),
+            ("cross_layer_edges", tally.cross_layer_edges.into()),
+            ("violations", tally.violation_count.into()),
+            (
+                "violations_ambiguous",
+                tally.ambiguous_violation_count.into(),
+            ),
+        ],
+    ));
+    records
+}
+
+/// The classified stream's configuration: the config, whether the repository has one, and
+/// the key of both with the agent's layers ([`state::settings_key`]).
+struct Settings {
+    config: LayerConfig,
+    has_config: bool,
+    key: String,
+}
+
+/// Applies a patch to the state of its base stream and writes this stage's patch.
+fn run_patch(
+    store: &tg_shared::store::Store,
+    settings: &Settings,
+    overrides: rustc_hash::FxHashMap<String, usize>,
+    patch: Patch,
+    output: &mut Output,
+) -> Result<Tally, Failure> {
+    let config = &settings.config;
+    let mut tally = state::load(store, &patch.of.base, &settings.key)?;
+    tally.overrides = overrides;
+    let applied = patched::apply(config, &mut tally, &patch)?;
+    let mut no_sources = None;
+    let mut tail: Vec<String> = (patch.tail.iter())
+        .filter(|item| passed_through(item.record.as_ref(), &mut no_sources))
+        .map(|item| item.raw.clone())
+        .collect();
+    let directories = overview::top_directories(&tally);
+    write_artifacts(store, config, settings.has_config, &mut tally, &directories)?;
+    for record in tail_records(
+        config,
+        settings.has_config,
+        &tally,
+        &directories,
+        no_sources,
+    ) {
+        tail.push(serde_json::to_string(&record).map_err(|e| {
+            Failure::new(exit::SOFTWARE, format!("cannot serialise a record: {e}"))
+        })?);
+    }
+    let sections = [&applied.removed[..], &applied.added[..], &tail[..]];
+    tg_shared::patch::write(output, &patch.header, sections)?;
+    Ok(tally)
+}
+
 pub fn run(cli: &Cli) -> Result<(), Failure> {
     let progress = Progress::new(STAGE, cli.stage.quiet);
     let (cwd, store) = cli.stage.workspace()?;
@@ -188,45 +294,49 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     if has_config {
         tally.overrides = layer_overrides(&store, &config, cli.stage.quiet)?;
     }
-    let Some(no_sources) = classify_stream(&config, &mut tally, &mut input, &mut output)? else {
+    let settings = Settings {
+        key: state::settings_key(&config, has_config, &tally.overrides),
+        config,
+        has_config,
+    };
+    let config = &settings.config;
+    let mut stream = StreamCheck::accepting_patches();
+    let header = match input.next_item(&mut stream) {
+        Some(item) => item?,
+        None => return stream.finish(&input.name),
+    };
+    if tg_shared::patch::patch_of(&header).is_some() {
+        let patch = tg_shared::patch::read(header, &mut input, &mut stream)?;
+        let result = patch.of.result.clone();
+        let overrides = std::mem::take(&mut tally.overrides);
+        let tally = run_patch(&store, &settings, overrides, patch, &mut output)?;
+        output.finish()?;
+        report(&progress, config, &tally);
+        state::save(&store, Some(&result), settings.key, tally);
+        return Ok(());
+    }
+    let fingerprint = match &header.record {
+        Some(Record::Header(header)) => header.fingerprint.clone(),
+        _ => None,
+    };
+    let read = (header, stream);
+    let Some(no_sources) = classify_stream(config, &mut tally, read, &mut input, &mut output)?
+    else {
         return Ok(());
     };
     let directories = overview::top_directories(&tally);
-    write_artifacts(&store, &config, has_config, &mut tally, &directories)?;
-
-    let counts = tally.layer_counts(config.layers.len());
-    for (index, layer) in config.layers.iter().enumerate() {
-        output.record(&Record::Layer(LayerRecord {
-            id: layer.id.clone(),
-            name: layer.name.clone(),
-            order: layer.order,
-            nodes: counts[index],
-            description: layer.description.clone(),
-            may_depend_on: layer.may_depend_on.clone(),
-            default: index == config.default && has_config,
-        }))?;
+    write_artifacts(&store, config, has_config, &mut tally, &directories)?;
+    for record in tail_records(config, has_config, &tally, &directories, no_sources) {
+        output.record(&record)?;
     }
-    if !has_config {
-        output.record(&needs_layers(&tally, &directories, no_sources))?;
-    }
-    output.record(&stage::summary(
-        STAGE,
-        [
-            (
-                "config",
-                Value::from(report::config_name(&config, has_config)),
-            ),
-            ("layers", (config.layers.len() as u64).into()),
-            ("nodes", (tally.nodes.len() as u64).into()),
-            ("cross_layer_edges", tally.cross_layer_edges.into()),
-            ("violations", tally.violation_count.into()),
-            (
-                "violations_ambiguous",
-                tally.ambiguous_violation_count.into(),
-            ),
-        ],
-    ))?;
     output.finish()?;
+    report(&progress, config, &tally);
+    state::save(&store, fingerprint.as_deref(), settings.key, tally);
+    Ok(())
+}
+
+/// The one line a run says of what it classified.
+fn report(progress: &Progress, config: &LayerConfig, tally: &Tally) {
     progress.say(format_args!(
         "{} nodes in {} layer(s), {} cross-layer edges, {} violations",
         tally.nodes.len(),
@@ -234,5 +344,4 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         tally.cross_layer_edges,
         tally.violation_count
     ));
-    Ok(())
 }

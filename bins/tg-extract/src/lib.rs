@@ -403,11 +403,21 @@ fn total(stats: &[ResolveStats]) -> ResolveStats {
     total
 }
 
-/// The stream's header record.
-fn header() -> Record {
-    Record::Header(stream_header())
+/// The header of the whole stream made from the inputs `fingerprint` names.
+fn header(fingerprint: &str) -> Record {
+    let mut header = stream_header();
+    header.fingerprint = Some(fingerprint.to_string());
+    Record::Header(header)
 }
 
+/// The header line of [`header`], as a splice writes it.
+fn header_line(fingerprint: &str) -> io::Result<Vec<u8>> {
+    let mut writer = RecordWriter::new(Vec::new());
+    writer.write(&header(fingerprint))?;
+    Ok(writer.into_inner())
+}
+
+/// A header without the stream's identity (a patch names both streams in its own field).
 fn stream_header() -> Header {
     Header::new(concat!("tg-extract ", env!("CARGO_PKG_VERSION")))
 }
@@ -454,10 +464,11 @@ fn splice_base(
 fn write_graph(
     out: &mut dyn Write,
     graph: &graph::Graph,
+    fingerprint: &str,
     summary: &dyn Fn(&Counts) -> Record,
 ) -> io::Result<()> {
     let mut writer = RecordWriter::new(out);
-    writer.write(&header())?;
+    writer.write(&header(fingerprint))?;
     graph.write(&mut writer)?;
     writer.write(&summary(&Counts {
         nodes: graph.nodes,
@@ -475,11 +486,12 @@ fn write_spliced(
     out: &mut dyn Write,
     graph: &graph::Graph,
     extracted: &[extract::Extracted],
-    base: &SpliceBase,
+    (base, fingerprint): (&SpliceBase, &str),
     summary: &dyn Fn(&Counts) -> Record,
     keep_changes: bool,
 ) -> io::Result<Option<(splice::Changes, Vec<u8>)>> {
-    let mut splicer = splice::Splicer::new(graph, extracted, out)?;
+    let header = header_line(fingerprint)?;
+    let mut splicer = splice::Splicer::new(graph, extracted, header, out)?;
     if keep_changes {
         splicer = splicer.keeping_changes();
     }
@@ -599,14 +611,15 @@ fn write_output(
         summary(output.cli, output.files_seen, output.skipped, counts)
     };
     let splice = |out: &mut dyn Write, base: &SpliceBase, keep_changes: bool| {
-        write_spliced(out, graph, extracted, base, &summary, keep_changes).inspect_err(|_| {
+        let ends = (base, output.fingerprint);
+        write_spliced(out, graph, extracted, ends, &summary, keep_changes).inspect_err(|_| {
             // Never splice into that output again.
             let _ = std::fs::remove_file(&stats_path);
         })
     };
     let produce = |out: &mut dyn Write| match base {
         Some(base) => splice(out, base, false).map(drop),
-        None => write_graph(out, graph, &summary),
+        None => write_graph(out, graph, output.fingerprint, &summary),
     };
     let cache_path = output.store.extract_output_cache_path();
     let mut cache_writer = match output.cache_it {

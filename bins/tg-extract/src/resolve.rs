@@ -18,9 +18,10 @@ use tg_lang::{
 };
 use tg_shared::record::{EdgeKind, NodeKind, Resolution, Role};
 
-/// Bumped whenever resolution changes what it produces from the same facts: the no-op output
-/// cache (keyed by it) must not replay edges an older resolver made.
-pub const RESOLVER_REVISION: u32 = 9;
+/// Bumped whenever the output made from the same facts changes (resolution's edges, or the
+/// stream's header, which names the stream since revision 10): the no-op output cache (keyed
+/// by it) must not replay what an older build wrote.
+pub const RESOLVER_REVISION: u32 = 10;
 
 /// At most this many candidates get an `ambiguous` edge each; more means we know nothing.
 const MAX_AMBIGUOUS: usize = 3;

@@ -143,6 +143,9 @@ pub struct Splicer<'g, W: Write> {
     replaced: Vec<&'g [u8]>,
     new_edges: std::iter::Peekable<std::vec::IntoIter<(EdgeKey, Vec<u8>)>>,
     out: W,
+    /// This run's header line, written in place of the previous stream's (which names the
+    /// previous stream).
+    header: Vec<u8>,
     section: Section,
     /// Files of the old stream seen so far, and whether the current one's lines are dropped.
     files_seen: usize,
@@ -170,7 +173,12 @@ fn mismatch(what: String) -> io::Error {
 }
 
 impl<'g, W: Write> Splicer<'g, W> {
-    pub fn new(graph: &'g Graph<'g>, extracted: &'g [Extracted], out: W) -> io::Result<Self> {
+    pub fn new(
+        graph: &'g Graph<'g>,
+        extracted: &'g [Extracted],
+        header: Vec<u8>,
+        out: W,
+    ) -> io::Result<Self> {
         let replaced_files: HashSet<&str> = (extracted.iter())
             .filter(|item| item.replaced.is_some())
             .map(|item| item.rel.as_str())
@@ -197,6 +205,7 @@ impl<'g, W: Write> Splicer<'g, W> {
             replaced,
             new_edges: graph.resolved_edges()?.into_iter().peekable(),
             out,
+            header,
             section: Section::Header,
             files_seen: 0,
             dropping: false,
@@ -239,7 +248,7 @@ impl<'g, W: Write> Splicer<'g, W> {
     fn line(&mut self, line: &[u8]) -> io::Result<()> {
         if self.section == Section::Header {
             self.section = Section::Files;
-            return self.out.write_all(line);
+            return self.out.write_all(&self.header);
         }
         if self.section == Section::Files {
             if line.starts_with(b"{\"type\":\"file\"") {

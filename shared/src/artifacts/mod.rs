@@ -58,8 +58,9 @@ pub const INIT_KEY: &str = "init.key";
 pub const INSTALL_MANIFEST: &str = "install.json";
 /// The lock that serialises runs on one repository.
 pub const LOCK: &str = "tldrgraph.lock";
-/// Files only tg-extract writes: [`EXTRACT_CACHE`], [`EXTRACT_CACHE_DELTA`], [`EXTRACT_OUTPUT`], [`RESOLVE_STATS`],
-/// [`STAMPS`], [`WALK`] and [`WORDS`].
+/// What the stages keep between runs: tg-extract's [`EXTRACT_CACHE`], [`EXTRACT_CACHE_DELTA`],
+/// [`EXTRACT_OUTPUT`], [`RESOLVE_STATS`], [`STAMPS`], [`WALK`] and [`WORDS`], and the other
+/// stages' files named below.
 pub const CACHE_DIR: &str = "cache";
 /// The extraction cache, per file keyed by content hash (inside [`CACHE_DIR`]).
 pub const EXTRACT_CACHE: &str = "extract.bin";
@@ -98,6 +99,9 @@ pub const POSTINGS_KEYS: &str = "postings.keys";
 /// tg-plan's last ranking (PageRank and betweenness) with the key of the dependency graph it
 /// ranked: taken again for the same graph (inside [`CACHE_DIR`]).
 pub const PLAN_METRICS: &str = "plan.metrics";
+/// tg-classify's tallies of the last whole stream it read, with that stream's fingerprint and
+/// the config's key: a patch of that stream is applied to them (inside [`CACHE_DIR`]).
+pub const CLASSIFY_STATE: &str = "classify.state";
 /// The words the repository's code writes, summed over its files, for dead-code (inside
 /// [`CACHE_DIR`]; `tg_lang::words::WordTable`).
 pub const WORDS: &str = "words.bin";

@@ -175,6 +175,9 @@ pub struct LayerConfig {
     pub plan: PlanSettings,
     /// `exclude:`: path globs left out of the graph.
     pub exclude: Vec<String>,
+    /// The content hash of the text the config was parsed from (empty for
+    /// [`LayerConfig::unclassified`]): state kept across runs belongs to one config.
+    pub digest: String,
 }
 
 /// `plan:` in layers.config.yaml; every key optional. Read by tg-plan; flags override it.
@@ -228,6 +231,7 @@ impl LayerConfig {
             default: 0,
             plan: PlanSettings::default(),
             exclude: Vec::new(),
+            digest: String::new(),
         }
     }
 
@@ -322,10 +326,12 @@ pub fn load(path: &Path) -> Result<LayerConfig, ConfigError> {
 pub fn parse(file: &Path, text: &str) -> Result<LayerConfig, ConfigError> {
     let ctx = Ctx { file, text };
     let value: serde_json::Value = yaml::from_str(text).map_err(|e| ctx.yaml(e, &[]))?;
-    match detect_format(&value) {
+    let mut config = match detect_format(&value) {
         Format::Original => original::parse(&ctx),
         Format::Native => parse_native(&ctx),
-    }
+    }?;
+    config.digest = crate::hash::content_hash(text.as_bytes());
+    Ok(config)
 }
 
 fn detect_format(value: &serde_json::Value) -> Format {
@@ -655,6 +661,7 @@ pub(crate) fn finish(
         default,
         plan: PlanSettings::default(),
         exclude: Vec::new(),
+        digest: String::new(),
     })
 }
 

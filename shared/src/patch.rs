@@ -1,0 +1,142 @@
+//! Patches as the stages after tg-extract read and write them.
+//!
+//! A patch (`tg-extract --patch`, [`crate::record::PatchSection`]) is a header whose `patch`
+//! names the whole streams it leads from and to, then three sections, each opened by a
+//! `{"type":"patch","section":...}` record: the `removed` file, node and edge lines as the base
+//! stream holds them, the `added` lines in their place, and the `tail` (every line after the
+//! edges). A stage that keeps state of the last whole stream it read applies the patch to that
+//! state and writes a patch of its own output, with the same header, so that the stage after
+//! it can do the same.
+
+use crate::exit;
+use crate::ndjson::Item;
+use crate::record::{Header, PatchMarker, PatchOf, PatchSection, Record};
+use crate::stage::{Failure, Input, Output, StreamCheck};
+
+/// A patch, read whole (a patch is the records of the files an edit touched: megabytes where
+/// the stream is a gigabyte).
+pub struct Patch {
+    /// The header line as read, written again at the head of the stage's own patch.
+    pub header: String,
+    pub of: PatchOf,
+    pub removed: Vec<Item>,
+    pub added: Vec<Item>,
+    pub tail: Vec<Item>,
+}
+
+/// The `patch` of a header item, when it opens a patch.
+pub fn patch_of(item: &Item) -> Option<&PatchOf> {
+    match &item.record {
+        Some(Record::Header(Header {
+            patch: Some(of), ..
+        })) => Some(of),
+        _ => None,
+    }
+}
+
+/// Reads the sections of the patch whose header is `header` (an item for which [`patch_of`]
+/// is `Some`) to the end of `input`. A section out of order, a record in a section it cannot be
+/// in, or a patch cut short is an error naming the input and the line.
+pub fn read(header: Item, input: &mut Input, check: &mut StreamCheck) -> Result<Patch, Failure> {
+    let Some(of) = patch_of(&header).cloned() else {
+        return Err(Failure::new(
+            exit::SOFTWARE,
+            "patch::read was given a header without a patch",
+        ));
+    };
+    let mut patch = Patch {
+        header: header.raw,
+        of,
+        removed: Vec::new(),
+        added: Vec::new(),
+        tail: Vec::new(),
+    };
+    let mut section: Option<PatchSection> = None;
+    while let Some(item) = input.next_item(check) {
+        let item = item?;
+        let misplaced = |what: &str| {
+            Failure::new(
+                exit::DATA,
+                format!("{}: line {}: {what}", input.name, item.line),
+            )
+            .with_hint(
+                "give the stage a patch as `tg-extract --patch` writes it, or a whole stream",
+            )
+        };
+        if let Some(Record::Patch(PatchMarker { section: next })) = &item.record {
+            if section.map_or(Some(PatchSection::Removed), following) != Some(*next) {
+                return Err(misplaced(&format!(
+                    "the patch's sections are not removed, added, tail in that order (found `{}`)",
+                    section_name(*next)
+                )));
+            }
+            section = Some(*next);
+            continue;
+        }
+        let graph_line = matches!(
+            item.record,
+            Some(Record::File(_) | Record::Node(_) | Record::Edge(_))
+        );
+        match section {
+            None => return Err(misplaced("a record before the patch's first section")),
+            Some(PatchSection::Removed | PatchSection::Added) if !graph_line => {
+                return Err(misplaced(
+                    "only file, node and edge records belong to a patch's removed and added sections",
+                ))
+            }
+            Some(PatchSection::Tail) if graph_line || matches!(item.record, Some(Record::Header(_))) => {
+                return Err(misplaced("a header, file, node or edge record in a patch's tail"))
+            }
+            Some(PatchSection::Removed) => patch.removed.push(item),
+            Some(PatchSection::Added) => patch.added.push(item),
+            Some(PatchSection::Tail) => patch.tail.push(item),
+        }
+    }
+    check.finish(&input.name)?;
+    if section != Some(PatchSection::Tail) {
+        return Err(Failure::new(
+            exit::DATA,
+            format!("{}: the patch ends before its tail section", input.name),
+        )
+        .with_hint("run the pipeline again; the error of the first stage tells what failed"));
+    }
+    Ok(patch)
+}
+
+fn following(section: PatchSection) -> Option<PatchSection> {
+    match section {
+        PatchSection::Removed => Some(PatchSection::Added),
+        PatchSection::Added => Some(PatchSection::Tail),
+        PatchSection::Tail => None,
+    }
+}
+
+fn section_name(section: PatchSection) -> &'static str {
+    match section {
+        PatchSection::Removed => "removed",
+        PatchSection::Added => "added",
+        PatchSection::Tail => "tail",
+    }
+}
+
+/// Writes a patch: `header` (the line of the patch read), then each section's lines after its
+/// marker.
+pub fn write(
+    output: &mut Output,
+    header: &str,
+    [removed, added, tail]: [&[String]; 3],
+) -> Result<(), Failure> {
+    output.line(header)?;
+    let sections = [
+        (PatchSection::Removed, removed),
+        (PatchSection::Added, added),
+        (PatchSection::Tail, tail),
+    ];
+    for (section, lines) in sections {
+        output.record(&Record::Patch(PatchMarker { section }))?;
+        for line in lines {
+            output.line(line)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,197 @@
+//! Stages that apply patches (`tg-extract --patch`) to the state of the last whole stream they
+//! read: the patch they write, applied to their previous output by an applier written apart
+//! from them ([`tg_integration::patch::apply_patch`]), gives the bytes a whole run of the edited
+//! repository gives, and their artifacts are that run's; a patch of another stream, or after
+//! the config changed, is refused with exit 76 and nothing written.
+
+use std::fs;
+use std::path::Path;
+use std::process::Output;
+use tg_integration::patch::apply_patch;
+use tg_integration::{layered_fixture, pipe_into, run};
+
+/// The artifacts tg-classify writes besides its stream.
+const CLASSIFY_ARTIFACTS: [&str; 2] = [".tldrgraph/layers.yaml", ".tldrgraph/symbols.md"];
+
+fn succeeded(output: Output, what: &str) -> Vec<u8> {
+    assert!(
+        output.status.success(),
+        "{what}: exit {:?}\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
+fn header_of(stream: &[u8]) -> serde_json::Value {
+    let first = stream.split(|&b| b == b'\n').next().unwrap_or(b"");
+    serde_json::from_slice(first).expect("a header")
+}
+
+fn edit(root: &Path, path: &str, from: &str, to: &str) {
+    let text = fs::read_to_string(root.join(path)).expect("read");
+    assert!(text.contains(from), "{path} holds {from:?}");
+    fs::write(root.join(path), text.replacen(from, to, 1)).expect("write");
+}
+
+fn artifacts(root: &Path) -> Vec<String> {
+    (CLASSIFY_ARTIFACTS.iter())
+        .map(|name| fs::read_to_string(root.join(name)).expect(name))
+        .collect()
+}
+
+/// tg-classify's output and artifacts for a whole run of `root`'s sources, made in a copy
+/// with a store of its own (the repository's state is not touched).
+fn whole_classify(root: &Path) -> (Vec<u8>, Vec<String>) {
+    let copy = tempfile::tempdir().expect("tempdir");
+    copy_sources(root, copy.path());
+    let stream = succeeded(run("tg-extract", copy.path(), &["."]), "whole tg-extract");
+    let classified = succeeded(
+        pipe_into("tg-classify", copy.path(), &stream),
+        "whole tg-classify",
+    );
+    (classified, artifacts(copy.path()))
+}
+
+/// `from`'s files, and of its store only the layers config.
+fn copy_sources(from: &Path, to: &Path) {
+    for entry in fs::read_dir(from).expect("read") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_name() == ".tldrgraph" {
+            fs::create_dir_all(&target).expect("mkdir");
+            let config = entry.path().join("layers.config.yaml");
+            fs::copy(&config, target.join("layers.config.yaml")).expect("config");
+        } else if entry.file_type().expect("type").is_dir() {
+            fs::create_dir_all(&target).expect("mkdir");
+            copy_sources(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// Runs `tg-extract --patch | tg-classify` in `root`: (the extraction's output, tg-classify's).
+fn patch_through_classify(root: &Path) -> (Vec<u8>, Output) {
+    let patch = succeeded(
+        run("tg-extract", root, &["--patch", "."]),
+        "tg-extract --patch",
+    );
+    let classified = pipe_into("tg-classify", root, &patch);
+    (patch, classified)
+}
+
+/// Body edits, an appended function and its removal, each applied to the state the run
+/// before left (a whole run first, then patches in a row, an interface edit's whole stream in
+/// between): each patch of tg-classify's output gives a whole run's bytes and artifacts.
+#[test]
+fn a_classify_patch_applied_to_its_previous_output_gives_a_whole_run_s_bytes() {
+    let repo = layered_fixture("python");
+    let root = repo.path();
+    let stream = succeeded(run("tg-extract", root, &["."]), "tg-extract");
+    assert!(header_of(&stream)["fingerprint"].is_string());
+    let mut output = succeeded(pipe_into("tg-classify", root, &stream), "tg-classify");
+    assert!(root.join(".tldrgraph/cache/classify.state").is_file());
+    // A call within a file, a function appended and taken away again, an import (the whole
+    // stream), then a body edit after it.
+    let appended = "\n\ndef patched_late():\n    return 1\n";
+    let append = |root: &Path| {
+        let before = fs::read_to_string(root.join("pkg/util.py")).expect("read");
+        fs::write(root.join("pkg/util.py"), format!("{before}{appended}")).expect("write");
+    };
+    type Step<'a> = (&'a str, Box<dyn Fn(&Path) + 'a>, bool);
+    let steps: Vec<Step> = vec![
+        (
+            "a call added",
+            Box::new(|root| edit(root, "pkg/api.py", "    h()\n", "    h()\n    load()\n")),
+            true,
+        ),
+        ("a function appended", Box::new(append), true),
+        (
+            "the call removed",
+            Box::new(|root| edit(root, "pkg/api.py", "    load()\n", "")),
+            true,
+        ),
+        (
+            "the function removed",
+            Box::new(|root| edit(root, "pkg/util.py", appended, "")),
+            true,
+        ),
+        (
+            "an import added",
+            Box::new(|root| {
+                edit(
+                    root,
+                    "pkg/models.py",
+                    "class Base:\n",
+                    "import os\n\n\nclass Base:\n",
+                )
+            }),
+            false,
+        ),
+        (
+            "a call after it",
+            Box::new(|root| {
+                let call = "        self.check()\n        return self.save()\n";
+                edit(root, "pkg/models.py", "        return self.save()\n", call)
+            }),
+            true,
+        ),
+    ];
+    for (step, make_edit, patched) in steps {
+        make_edit(root);
+        let (extracted, classified) = patch_through_classify(root);
+        let classified = succeeded(classified, &format!("step {step}: tg-classify"));
+        let (whole, whole_artifacts) = whole_classify(root);
+        let is_patch = header_of(&extracted).get("patch").is_some();
+        assert_eq!(is_patch, patched, "step {step}: a patch");
+        output = match is_patch {
+            true => {
+                assert!(header_of(&classified).get("patch").is_some());
+                apply_patch(&output, &classified)
+            }
+            false => classified,
+        };
+        assert_eq!(
+            String::from_utf8_lossy(&output),
+            String::from_utf8_lossy(&whole),
+            "step {step}"
+        );
+        assert_eq!(artifacts(root), whole_artifacts, "step {step}: artifacts");
+    }
+    let text = String::from_utf8_lossy(&output);
+    assert!(
+        text.contains("\"violation\":true"),
+        "the fixture's config is broken somewhere, so the marks are exercised"
+    );
+}
+
+/// A patch whose base is not the last stream classified (the same patch given twice), or one
+/// that comes after the config changed, is refused: exit 76, nothing on stdout, the artifacts
+/// as they were.
+#[test]
+fn a_patch_of_another_stream_or_config_is_refused_and_nothing_is_written() {
+    let repo = layered_fixture("python");
+    let root = repo.path();
+    let stream = succeeded(run("tg-extract", root, &["."]), "tg-extract");
+    succeeded(pipe_into("tg-classify", root, &stream), "tg-classify");
+    edit(root, "pkg/api.py", "    h()\n", "    h()\n    load()\n");
+    let (patch, classified) = patch_through_classify(root);
+    succeeded(classified, "the first patch");
+    let before = artifacts(root);
+    let again = pipe_into("tg-classify", root, &patch);
+    assert_eq!(again.status.code(), Some(76), "the same patch twice");
+    assert!(again.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("the patch's base"));
+    assert_eq!(artifacts(root), before);
+
+    edit(root, "pkg/api.py", "    load()\n", "");
+    let config = root.join(".tldrgraph/layers.config.yaml");
+    let text = fs::read_to_string(&config).expect("config");
+    fs::write(&config, format!("{text}# edited\n")).expect("config");
+    let (_, classified) = patch_through_classify(root);
+    assert_eq!(classified.status.code(), Some(76), "after a config edit");
+    assert!(classified.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&classified.stderr).contains("layers config"));
+    assert_eq!(artifacts(root), before);
+}
