@@ -10,8 +10,15 @@ use std::process::Output;
 use tg_integration::patch::apply_patch;
 use tg_integration::{layered_fixture, pipe_into, run};
 
-/// The artifacts tg-classify writes besides its stream.
-const CLASSIFY_ARTIFACTS: [&str; 2] = [".tldrgraph/layers.yaml", ".tldrgraph/symbols.md"];
+/// The stages that apply patches, in pipeline order.
+const PATCHING_STAGES: [&str; 2] = ["tg-classify", "tg-plan"];
+
+/// The artifacts those stages write besides their streams.
+const ARTIFACTS: [&str; 3] = [
+    ".tldrgraph/layers.yaml",
+    ".tldrgraph/symbols.md",
+    ".tldrgraph/plan.json",
+];
 
 fn succeeded(output: Output, what: &str) -> Vec<u8> {
     assert!(
@@ -34,23 +41,31 @@ fn edit(root: &Path, path: &str, from: &str, to: &str) {
     fs::write(root.join(path), text.replacen(from, to, 1)).expect("write");
 }
 
-fn artifacts(root: &Path) -> Vec<String> {
-    (CLASSIFY_ARTIFACTS.iter())
-        .map(|name| fs::read_to_string(root.join(name)).expect(name))
+/// The artifacts present (the stages that ran wrote theirs), by name.
+fn artifacts(root: &Path) -> Vec<(&'static str, String)> {
+    (ARTIFACTS.iter())
+        .filter_map(|name| Some((*name, fs::read_to_string(root.join(name)).ok()?)))
         .collect()
 }
 
-/// tg-classify's output and artifacts for a whole run of `root`'s sources, made in a copy
-/// with a store of its own (the repository's state is not touched).
-fn whole_classify(root: &Path) -> (Vec<u8>, Vec<String>) {
+/// Each patching stage's output, and the artifacts, of a whole run of `root`'s sources, made
+/// in a copy with a store of its own (the repository's state is not touched).
+fn whole_run(root: &Path) -> (Vec<Vec<u8>>, Vec<(&'static str, String)>) {
     let copy = tempfile::tempdir().expect("tempdir");
     copy_sources(root, copy.path());
     let stream = succeeded(run("tg-extract", copy.path(), &["."]), "whole tg-extract");
-    let classified = succeeded(
-        pipe_into("tg-classify", copy.path(), &stream),
-        "whole tg-classify",
-    );
-    (classified, artifacts(copy.path()))
+    let outputs = through_stages(copy.path(), stream, "whole");
+    (outputs, artifacts(copy.path()))
+}
+
+/// `stream` through each patching stage in `root`: each one's output.
+fn through_stages(root: &Path, mut stream: Vec<u8>, what: &str) -> Vec<Vec<u8>> {
+    let mut outputs = Vec::new();
+    for stage in PATCHING_STAGES {
+        stream = succeeded(pipe_into(stage, root, &stream), &format!("{what}: {stage}"));
+        outputs.push(stream.clone());
+    }
+    outputs
 }
 
 /// `from`'s files, and of its store only the layers config.
@@ -71,27 +86,35 @@ fn copy_sources(from: &Path, to: &Path) {
     }
 }
 
-/// Runs `tg-extract --patch | tg-classify` in `root`: (the extraction's output, tg-classify's).
-fn patch_through_classify(root: &Path) -> (Vec<u8>, Output) {
-    let patch = succeeded(
+/// Runs `tg-extract --patch` in `root`.
+fn extract_patch(root: &Path) -> Vec<u8> {
+    succeeded(
         run("tg-extract", root, &["--patch", "."]),
         "tg-extract --patch",
-    );
+    )
+}
+
+/// Runs `tg-extract --patch | tg-classify` in `root`: (the extraction's output, tg-classify's).
+fn patch_through_classify(root: &Path) -> (Vec<u8>, Output) {
+    let patch = extract_patch(root);
     let classified = pipe_into("tg-classify", root, &patch);
     (patch, classified)
 }
 
 /// Body edits, an appended function and its removal, each applied to the state the run
 /// before left (a whole run first, then patches in a row, an interface edit's whole stream in
-/// between): each patch of tg-classify's output gives a whole run's bytes and artifacts.
+/// between): each patching stage's patch, applied to its previous output, gives a whole run's
+/// bytes, and the artifacts are a whole run's.
 #[test]
-fn a_classify_patch_applied_to_its_previous_output_gives_a_whole_run_s_bytes() {
+fn each_stage_s_patch_applied_to_its_previous_output_gives_a_whole_run_s_bytes() {
     let repo = layered_fixture("python");
     let root = repo.path();
     let stream = succeeded(run("tg-extract", root, &["."]), "tg-extract");
     assert!(header_of(&stream)["fingerprint"].is_string());
-    let mut output = succeeded(pipe_into("tg-classify", root, &stream), "tg-classify");
-    assert!(root.join(".tldrgraph/cache/classify.state").is_file());
+    let mut outputs = through_stages(root, stream, "first");
+    for state in ["classify.state", "plan.state"] {
+        assert!(root.join(".tldrgraph/cache").join(state).is_file());
+    }
     // A call within a file, a function appended and taken away again, an import (the whole
     // stream), then a body edit after it.
     let appended = "\n\ndef patched_late():\n    return 1\n";
@@ -140,26 +163,29 @@ fn a_classify_patch_applied_to_its_previous_output_gives_a_whole_run_s_bytes() {
     ];
     for (step, make_edit, patched) in steps {
         make_edit(root);
-        let (extracted, classified) = patch_through_classify(root);
-        let classified = succeeded(classified, &format!("step {step}: tg-classify"));
-        let (whole, whole_artifacts) = whole_classify(root);
+        let extracted = extract_patch(root);
         let is_patch = header_of(&extracted).get("patch").is_some();
         assert_eq!(is_patch, patched, "step {step}: a patch");
-        output = match is_patch {
-            true => {
-                assert!(header_of(&classified).get("patch").is_some());
-                apply_patch(&output, &classified)
-            }
-            false => classified,
-        };
-        assert_eq!(
-            String::from_utf8_lossy(&output),
-            String::from_utf8_lossy(&whole),
-            "step {step}"
-        );
+        let written = through_stages(root, extracted, step);
+        let (whole, whole_artifacts) = whole_run(root);
+        for (at, stage) in PATCHING_STAGES.iter().enumerate() {
+            outputs[at] = match is_patch {
+                true => {
+                    assert!(header_of(&written[at]).get("patch").is_some(), "{stage}");
+                    apply_patch(&outputs[at], &written[at])
+                }
+                false => written[at].clone(),
+            };
+            assert_eq!(
+                String::from_utf8_lossy(&outputs[at]),
+                String::from_utf8_lossy(&whole[at]),
+                "step {step}: {stage}"
+            );
+        }
         assert_eq!(artifacts(root), whole_artifacts, "step {step}: artifacts");
+        assert_eq!(whole_artifacts.len(), ARTIFACTS.len());
     }
-    let text = String::from_utf8_lossy(&output);
+    let text = String::from_utf8_lossy(&outputs[1]);
     assert!(
         text.contains("\"violation\":true"),
         "the fixture's config is broken somewhere, so the marks are exercised"

@@ -72,9 +72,17 @@ pub struct IntentStore {
     entries: BTreeMap<String, StoredIntent>,
     /// Source hash to the ids holding an intent written for it.
     by_hash: HashMap<String, BTreeSet<String>>,
+    /// The content hash of the file as loaded (empty for none): state a stage keeps across
+    /// runs holds for one version of the intents.
+    digest: String,
 }
 
 impl IntentStore {
+    /// The content hash of the file this store was loaded from; empty when there was none.
+    pub fn digest(&self) -> &str {
+        &self.digest
+    }
+
     /// Reads the store; a missing file is an empty store. A malformed line is an error naming
     /// the file and line: the file is committed work, never silently dropped.
     pub fn load(path: &Path) -> Result<IntentStore, String> {
@@ -86,7 +94,10 @@ impl IntentStore {
             }
             Err(err) => return Err(format!("cannot read {}: {err}", path.display())),
         };
-        let mut store = IntentStore::default();
+        let mut store = IntentStore {
+            digest: crate::hash::content_hash(text.as_bytes()),
+            ..IntentStore::default()
+        };
         for (index, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;

@@ -126,17 +126,34 @@ pub fn write(
     header: &str,
     [removed, added, tail]: [&[String]; 3],
 ) -> Result<(), Failure> {
+    fn lines(lines: &[String]) -> Vec<&str> {
+        lines.iter().map(String::as_str).collect()
+    }
+    write_head(output, header, [lines(removed), lines(added)])?;
+    for line in tail {
+        output.line(line)?;
+    }
+    Ok(())
+}
+
+/// Writes a patch up to its tail: `header`, the removed and added sections, and the tail's
+/// marker; the caller writes the tail's lines.
+pub fn write_head(
+    output: &mut Output,
+    header: &str,
+    [removed, added]: [Vec<&str>; 2],
+) -> Result<(), Failure> {
     output.line(header)?;
-    let sections = [
+    for (section, lines) in [
         (PatchSection::Removed, removed),
         (PatchSection::Added, added),
-        (PatchSection::Tail, tail),
-    ];
-    for (section, lines) in sections {
+    ] {
         output.record(&Record::Patch(PatchMarker { section }))?;
         for line in lines {
             output.line(line)?;
         }
     }
-    Ok(())
+    output.record(&Record::Patch(PatchMarker {
+        section: PatchSection::Tail,
+    }))
 }

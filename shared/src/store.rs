@@ -148,6 +148,13 @@ impl Store {
             .join(artifacts::CLASSIFY_STATE)
     }
 
+    /// What tg-plan read of the last whole stream ([`artifacts::PLAN_STATE`]).
+    pub fn plan_state_path(&self) -> PathBuf {
+        self.dir
+            .join(artifacts::CACHE_DIR)
+            .join(artifacts::PLAN_STATE)
+    }
+
     /// The words the code writes, summed by tg-extract for dead-code.
     pub fn words_path(&self) -> PathBuf {
         self.dir.join(artifacts::CACHE_DIR).join(artifacts::WORDS)

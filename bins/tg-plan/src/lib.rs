@@ -8,7 +8,9 @@
 
 pub mod cli;
 pub mod metrics;
+pub mod patched;
 pub mod select;
+pub mod state;
 
 use cli::{Cli, Enrich, DEFAULT_BATCH};
 use rustc_hash::FxHashMap;
@@ -81,72 +83,112 @@ fn settings(cli: &Cli, cwd: &std::path::Path, store: &Store) -> Result<PlanSetti
 
 /// What the plan needs from the stream.
 #[derive(Default)]
-struct Seen {
-    plan_input: select::PlanInput,
-    /// Node index by id.
-    index: FxHashMap<String, u32>,
+pub struct Seen {
+    /// The stream's nodes (each id once, in stream order: files by path, a file's nodes as
+    /// tg-extract writes them).
+    pub nodes: Vec<select::PlanNode>,
     /// Per node: whether its intent is current (written for its present source).
-    current_intent: Vec<bool>,
+    pub current_intent: Vec<bool>,
+    /// (src, dst, kind) of every dependency edge between two nodes of the stream, before the
+    /// accessor rule ([`Seen::plan_input`]); in no particular order (ranking is order-free).
+    pub edges: Vec<(u32, u32, EdgeKind)>,
     /// A `needs_layers` upstream: nothing is ranked before the layers exist.
-    layers_missing: bool,
-    total_nodes: u64,
+    pub layers_missing: bool,
+    pub default_layer: Option<String>,
+    pub total_nodes: u64,
 }
 
-/// Reads the stream, passing it through without an earlier tg-plan's records. `None` when the
-/// reader went away.
+/// Whether an edge counts for the ranking: an `ambiguous` edge is one of several guesses (or
+/// build variants), and must not make a symbol look central.
+pub fn is_ranked_edge(edge: &tg_shared::record::Edge) -> bool {
+    matches!(
+        edge.kind,
+        EdgeKind::Calls | EdgeKind::Imports | EdgeKind::Inherits
+    ) && edge.resolution != Some(Resolution::Ambiguous)
+}
+
+impl Seen {
+    /// The node's entry, with whether its intent is current.
+    pub fn push_node(&mut self, node: &tg_shared::record::Node, intents: &IntentStore) {
+        self.nodes.push(select::PlanNode {
+            id: node.id.clone(),
+            kind: node.kind,
+            file: node.file.clone(),
+            lines: node
+                .line_end
+                .saturating_sub(node.line_start)
+                .saturating_add(1),
+            layer: node.layer.clone(),
+            role: node.role,
+            getter: node.getter,
+        });
+        self.current_intent.push(
+            node.intent_written_for_source()
+                || intents.lookup(&node.id, &node.hash).current().is_some(),
+        );
+    }
+
+    /// What the tail of a stream says: whether the layers exist, and which is the default.
+    pub fn observe_tail(&mut self, record: Option<&Record>) {
+        match record {
+            Some(Record::Layer(layer)) if layer.default => {
+                self.default_layer = Some(layer.id.clone());
+            }
+            Some(Record::Status(status)) if status.status == contract::NEEDS_LAYERS => {
+                self.layers_missing = true;
+            }
+            _ => {}
+        }
+    }
+
+    /// The graph to rank, its nodes taken out of `self` (given back by [`Seen::give_back`]):
+    /// reading a property is a call for traces and impact, but an accessor read everywhere is
+    /// no architectural dependency, so calls of getters are left out.
+    fn plan_input(&mut self) -> select::PlanInput {
+        let nodes = std::mem::take(&mut self.nodes);
+        let edges = (self.edges.iter())
+            .filter(|&&(_, d, kind)| !(kind == EdgeKind::Calls && nodes[d as usize].getter))
+            .copied()
+            .collect();
+        select::PlanInput {
+            nodes,
+            edges,
+            default_layer: self.default_layer.clone(),
+        }
+    }
+
+    fn give_back(&mut self, input: select::PlanInput) {
+        self.nodes = input.nodes;
+    }
+}
+
+/// Reads the stream after its `header`, passing it through without an earlier tg-plan's
+/// records. `None` when the reader went away.
 fn read_stream(
     intents: &IntentStore,
+    (header, mut stream): (tg_shared::ndjson::Item, StreamCheck),
     input: &mut Input,
     output: &mut Output,
 ) -> Result<Option<Seen>, Failure> {
-    let mut stream = StreamCheck::default();
     let mut seen = Seen::default();
+    let mut index: FxHashMap<String, u32> = FxHashMap::default();
     let mut pending_edges: Vec<(String, String, EdgeKind)> = Vec::new();
-    while let Some(item) = input.next_item(&mut stream) {
+    let mut next = Some(Ok(header));
+    while let Some(item) = next {
         let item = item?;
         match &item.record {
             Some(Record::Node(node)) => {
                 seen.total_nodes += 1;
-                if !seen.index.contains_key(&node.id) {
-                    let plan_input = &mut seen.plan_input;
-                    seen.index
-                        .insert(node.id.clone(), plan_input.nodes.len() as u32);
-                    plan_input.nodes.push(select::PlanNode {
-                        id: node.id.clone(),
-                        kind: node.kind,
-                        file: node.file.clone(),
-                        lines: node
-                            .line_end
-                            .saturating_sub(node.line_start)
-                            .saturating_add(1),
-                        layer: node.layer.clone(),
-                        role: node.role,
-                        getter: node.getter,
-                    });
-                    seen.current_intent.push(
-                        node.intent_written_for_source()
-                            || intents.lookup(&node.id, &node.hash).current().is_some(),
-                    );
+                if !index.contains_key(&node.id) {
+                    index.insert(node.id.clone(), seen.nodes.len() as u32);
+                    seen.push_node(node, intents);
                 }
             }
-            // An `ambiguous` edge is one of several guesses (or build variants): it must not
-            // make a symbol look central.
-            Some(Record::Edge(edge))
-                if matches!(
-                    edge.kind,
-                    EdgeKind::Calls | EdgeKind::Imports | EdgeKind::Inherits
-                ) && edge.resolution != Some(Resolution::Ambiguous) =>
-            {
-                // Resolved at the end: a stream need not put nodes before edges.
+            // Resolved at the end: a stream need not put nodes before edges.
+            Some(Record::Edge(edge)) if is_ranked_edge(edge) => {
                 pending_edges.push((edge.src.clone(), edge.dst.clone(), edge.kind));
             }
-            Some(Record::Layer(layer)) if layer.default => {
-                seen.plan_input.default_layer = Some(layer.id.clone());
-            }
-            Some(Record::Status(status)) if status.status == contract::NEEDS_LAYERS => {
-                seen.layers_missing = true;
-            }
-            _ => {}
+            record => seen.observe_tail(record.as_ref()),
         }
         if !OWNED.owns(item.record.as_ref()) {
             output.line(&item.raw)?;
@@ -154,19 +196,25 @@ fn read_stream(
         if output.is_closed() {
             return Ok(None);
         }
+        next = input.next_item(&mut stream);
     }
     stream.finish(&input.name)?;
     for (src, dst, kind) in pending_edges {
-        if let (Some(&s), Some(&d)) = (seen.index.get(&src), seen.index.get(&dst)) {
-            // Reading a property is a call for traces and impact, but an accessor read
-            // everywhere is no architectural dependency: it would make its readers central.
-            if kind == EdgeKind::Calls && seen.plan_input.nodes[d as usize].getter {
-                continue;
-            }
-            seen.plan_input.edges.push((s, d, kind));
+        if let (Some(&s), Some(&d)) = (index.get(&src), index.get(&dst)) {
+            seen.edges.push((s, d, kind));
         }
     }
     Ok(Some(seen))
+}
+
+/// The candidates whose intent is not current.
+fn needing_intent(seen: &Seen, plan: &select::Plan) -> BTreeSet<String> {
+    let candidates: rustc_hash::FxHashSet<&str> =
+        plan.candidates.iter().map(|c| c.id.as_str()).collect();
+    (seen.nodes.iter().zip(&seen.current_intent))
+        .filter(|(node, &current)| !current && candidates.contains(node.id.as_str()))
+        .map(|(node, _)| node.id.clone())
+        .collect()
 }
 
 /// The approved and declined candidates on record; a damaged approval file counts as none,
@@ -280,13 +328,36 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         .map_err(|message| Failure::new(exit::DATA, message))?;
     let mut input = Input::open(cli.stream.input.as_deref())?.metered(&progress);
     let mut output = Output::new(cli.stream.output.as_deref());
-    let Some(seen) = read_stream(&intents, &mut input, &mut output)? else {
-        return Ok(());
+    let mut stream = StreamCheck::accepting_patches();
+    let header = match input.next_item(&mut stream) {
+        Some(item) => item?,
+        None => return stream.finish(&input.name),
+    };
+    let (mut seen, stream_id) = match tg_shared::patch::patch_of(&header) {
+        Some(_) => {
+            let patch = tg_shared::patch::read(header, &mut input, &mut stream)?;
+            let seen = patched::apply(&store, &intents, &patch)?;
+            patched::write_head(&patch, &mut output, &OWNED)?;
+            (seen, Some(patch.of.result))
+        }
+        None => {
+            let stream_id = match &header.record {
+                Some(Record::Header(header)) => header.fingerprint.clone(),
+                _ => None,
+            };
+            let read = (header, stream);
+            let Some(seen) = read_stream(&intents, read, &mut input, &mut output)? else {
+                return Ok(());
+            };
+            (seen, stream_id)
+        }
     };
     if seen.layers_missing {
         // Nothing to rank before the layers exist: the agent designs them first.
         output.record(&stage::summary(STAGE, [("ranked", Value::from(false))]))?;
-        return output.finish();
+        output.finish()?;
+        state::save(&store, stream_id.as_deref(), intents.digest(), &seen);
+        return Ok(());
     }
 
     let started = std::time::Instant::now();
@@ -294,23 +365,16 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         // A large graph: ranking takes seconds more, with no count to meter.
         progress.say(format_args!(
             "ranking {} symbols and {} edges",
-            seen.plan_input.nodes.len(),
-            seen.plan_input.edges.len()
+            seen.nodes.len(),
+            seen.edges.len()
         ));
     }
     let memo = store.plan_metrics_path();
-    let (plan, ranking_reused) = select::plan(&seen.plan_input, &settings, Some(&memo));
+    let plan_input = seen.plan_input();
+    let (plan, ranking_reused) = select::plan(&plan_input, &settings, Some(&memo));
+    seen.give_back(plan_input);
     let ranking_time = started.elapsed();
-    let needing: BTreeSet<String> = plan
-        .candidates
-        .iter()
-        .filter(|c| {
-            seen.index
-                .get(&c.id)
-                .is_some_and(|&i| !seen.current_intent[i as usize])
-        })
-        .map(|c| c.id.clone())
-        .collect();
+    let needing = needing_intent(&seen, &plan);
     let decisions = commit_plan(cli, &store, &plan, needing, &progress)?;
     let Decisions {
         needing, approved, ..
@@ -366,6 +430,7 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         ],
     ))?;
     output.finish()?;
+    state::save(&store, stream_id.as_deref(), intents.digest(), &seen);
     progress.say(format_args!(
         "{} candidates of {} eligible symbols; {}/{} cross-layer calls covered; ranked in {:.2}s ({} betweenness{})",
         plan.candidates.len(),

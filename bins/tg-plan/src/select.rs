@@ -35,7 +35,7 @@ use tg_shared::layers::PlanSettings;
 use tg_shared::record::{Candidate, CandidateMetrics, EdgeKind, NodeKind, Role};
 
 /// What selection needs to know of a node.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PlanNode {
     pub id: String,
     pub kind: NodeKind,

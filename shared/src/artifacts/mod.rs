@@ -102,6 +102,10 @@ pub const PLAN_METRICS: &str = "plan.metrics";
 /// tg-classify's tallies of the last whole stream it read, with that stream's fingerprint and
 /// the config's key: a patch of that stream is applied to them (inside [`CACHE_DIR`]).
 pub const CLASSIFY_STATE: &str = "classify.state";
+/// What tg-plan read of the last whole stream (its nodes, their intents' currency, the
+/// dependency edges), with that stream's fingerprint: a patch of that stream is applied to it
+/// (inside [`CACHE_DIR`]).
+pub const PLAN_STATE: &str = "plan.state";
 /// The words the repository's code writes, summed over its files, for dead-code (inside
 /// [`CACHE_DIR`]; `tg_lang::words::WordTable`).
 pub const WORDS: &str = "words.bin";
