@@ -67,7 +67,7 @@ impl<'a> Lookup<'a> {
     }
 }
 
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug, Default, Clone)]
 pub struct IntentStore {
     entries: BTreeMap<String, StoredIntent>,
     /// Source hash to the ids holding an intent written for it.
@@ -75,6 +75,13 @@ pub struct IntentStore {
     /// The content hash of the file as loaded (empty for none): state a stage keeps across
     /// runs holds for one version of the intents.
     digest: String,
+}
+
+/// Two stores are equal when they hold the same intents, whatever file they came from.
+impl PartialEq for IntentStore {
+    fn eq(&self, other: &Self) -> bool {
+        self.entries == other.entries
+    }
 }
 
 impl IntentStore {
