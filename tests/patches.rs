@@ -8,17 +8,21 @@ use std::fs;
 use std::path::Path;
 use std::process::Output;
 use tg_integration::patch::apply_patch;
-use tg_integration::{layered_fixture, pipe_into, run};
+use tg_integration::{apply_intents, init_json, layered_fixture, pipe_into, run};
 
 /// The stages that apply patches, in pipeline order.
-const PATCHING_STAGES: [&str; 2] = ["tg-classify", "tg-plan"];
+const PATCHING_STAGES: [&str; 3] = ["tg-classify", "tg-plan", "tg-enrich"];
 
 /// The artifacts those stages write besides their streams.
-const ARTIFACTS: [&str; 3] = [
+const ARTIFACTS: [&str; 4] = [
     ".tldrgraph/layers.yaml",
     ".tldrgraph/symbols.md",
     ".tldrgraph/plan.json",
+    ".tldrgraph/intents.ndjson",
 ];
+
+/// What the agent and the user write in the store, which a whole run reads too.
+const INPUTS: [&str; 3] = ["layers.config.yaml", "intents.ndjson", "approval.json"];
 
 fn succeeded(output: Output, what: &str) -> Vec<u8> {
     assert!(
@@ -68,15 +72,18 @@ fn through_stages(root: &Path, mut stream: Vec<u8>, what: &str) -> Vec<Vec<u8>> 
     outputs
 }
 
-/// `from`'s files, and of its store only the layers config.
+/// `from`'s files, and of its store only what the agent and the user wrote ([`INPUTS`]).
 fn copy_sources(from: &Path, to: &Path) {
     for entry in fs::read_dir(from).expect("read") {
         let entry = entry.expect("entry");
         let target = to.join(entry.file_name());
         if entry.file_name() == ".tldrgraph" {
             fs::create_dir_all(&target).expect("mkdir");
-            let config = entry.path().join("layers.config.yaml");
-            fs::copy(&config, target.join("layers.config.yaml")).expect("config");
+            for name in INPUTS {
+                if entry.path().join(name).is_file() {
+                    fs::copy(entry.path().join(name), target.join(name)).expect("copy");
+                }
+            }
         } else if entry.file_type().expect("type").is_dir() {
             fs::create_dir_all(&target).expect("mkdir");
             copy_sources(&entry.path(), &target);
@@ -109,10 +116,15 @@ fn patch_through_classify(root: &Path) -> (Vec<u8>, Output) {
 fn each_stage_s_patch_applied_to_its_previous_output_gives_a_whole_run_s_bytes() {
     let repo = layered_fixture("python");
     let root = repo.path();
+    // Intents an agent wrote, one of them for a function an edit below changes (it goes stale).
+    let (payload, _) = init_json(root, &[]);
+    assert_eq!(payload["status"], "needs_confirmation", "{payload}");
+    let described = ["pkg/api.py::request", "pkg/models.py::Model.validate"].map(String::from);
+    apply_intents(root, &described);
     let stream = succeeded(run("tg-extract", root, &["."]), "tg-extract");
     assert!(header_of(&stream)["fingerprint"].is_string());
     let mut outputs = through_stages(root, stream, "first");
-    for state in ["classify.state", "plan.state"] {
+    for state in ["classify.state", "plan.state", "enrich.state"] {
         assert!(root.join(".tldrgraph/cache").join(state).is_file());
     }
     // A call within a file, a function appended and taken away again, an import (the whole
@@ -185,7 +197,8 @@ fn each_stage_s_patch_applied_to_its_previous_output_gives_a_whole_run_s_bytes()
         assert_eq!(artifacts(root), whole_artifacts, "step {step}: artifacts");
         assert_eq!(whole_artifacts.len(), ARTIFACTS.len());
     }
-    let text = String::from_utf8_lossy(&outputs[1]);
+    let text = String::from_utf8_lossy(&outputs[2]);
+    assert!(text.contains(&tg_integration::test_intent("pkg/api.py::request")));
     assert!(
         text.contains("\"violation\":true"),
         "the fixture's config is broken somewhere, so the marks are exercised"
@@ -220,4 +233,37 @@ fn a_patch_of_another_stream_or_config_is_refused_and_nothing_is_written() {
     assert!(classified.stdout.is_empty());
     assert!(String::from_utf8_lossy(&classified.stderr).contains("layers config"));
     assert_eq!(artifacts(root), before);
+}
+
+/// tg-enrich applies a patch only where a run writes no batch: approved candidates waiting
+/// for an intent (their batch names neighbours its state does not keep) mean the whole
+/// stream, and so does a patch after the intents changed.
+#[test]
+fn tg_enrich_refuses_a_patch_while_approved_candidates_wait_or_after_intents_changed() {
+    let repo = layered_fixture("python");
+    let root = repo.path();
+    let (payload, _) = init_json(root, &["--yes"]);
+    assert_eq!(payload["status"], "needs_enrichment", "{payload}");
+    let stream = succeeded(run("tg-extract", root, &["."]), "tg-extract");
+    through_stages(root, stream, "whole");
+    edit(root, "pkg/api.py", "    h()\n", "    h()\n    load()\n");
+    let mut stream = extract_patch(root);
+    for stage in ["tg-classify", "tg-plan"] {
+        stream = succeeded(pipe_into(stage, root, &stream), stage);
+    }
+    let refused = pipe_into("tg-enrich", root, &stream);
+    assert_eq!(refused.status.code(), Some(76));
+    assert!(refused.stdout.is_empty());
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(message.contains("wait for an intent"), "{message}");
+
+    // The batch answered: the intents changed since the state's stream.
+    let ids: Vec<String> = (payload["batch"].as_array().expect("a batch").iter())
+        .map(|item| item["id"].as_str().expect("an id").to_string())
+        .collect();
+    apply_intents(root, &ids);
+    let refused = pipe_into("tg-enrich", root, &stream);
+    assert_eq!(refused.status.code(), Some(76));
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(message.contains("intents"), "{message}");
 }

@@ -155,6 +155,13 @@ impl Store {
             .join(artifacts::PLAN_STATE)
     }
 
+    /// What tg-enrich kept of the last whole stream ([`artifacts::ENRICH_STATE`]).
+    pub fn enrich_state_path(&self) -> PathBuf {
+        self.dir
+            .join(artifacts::CACHE_DIR)
+            .join(artifacts::ENRICH_STATE)
+    }
+
     /// The words the code writes, summed by tg-extract for dead-code.
     pub fn words_path(&self) -> PathBuf {
         self.dir.join(artifacts::CACHE_DIR).join(artifacts::WORDS)

@@ -6,6 +6,7 @@
 
 pub mod apply;
 pub mod cli;
+pub mod patched;
 pub mod prompt;
 pub mod provider;
 pub mod stream;

@@ -17,6 +17,7 @@ use tg_shared::artifacts;
 use tg_shared::contract::{self, EnrichmentItem, NeedsEnrichment};
 use tg_shared::exit;
 use tg_shared::intents::{self, IntentStore, Lookup};
+use tg_shared::ndjson::Item;
 use tg_shared::record::{Candidate, NodeKind, Record, Role, Status};
 use tg_shared::stage::{self, Failure, Input, Output, Owned, Progress, StreamCheck};
 use tg_shared::store::{self, Store, STORE_DIR};
@@ -59,36 +60,91 @@ pub struct SymbolInfo {
 
 /// Everything the pass learned.
 #[derive(Default)]
-struct Seen {
-    symbols: Vec<SymbolInfo>,
+pub struct Seen {
+    pub symbols: Vec<SymbolInfo>,
     index: FxHashMap<String, usize>,
     /// Call edges as (caller, callee) ids; not gathered under `--enrich off`.
     calls: Vec<(String, String)>,
     candidates: Vec<Candidate>,
     layers_missing: bool,
-    counts: Counts,
+    pub counts: Counts,
     /// Files of the stream, and the ones whose symbols it may not hold whole (skipped, or
     /// parsed with an error): intents there are never pruned.
-    files: BTreeSet<String>,
-    incomplete: BTreeSet<String>,
+    pub files: BTreeSet<String>,
+    pub incomplete: BTreeSet<String>,
     /// Line number (1-based, in stream order) of each node line, to its symbol (kept only when
     /// the stream is spooled, for its replay).
     node_lines: FxHashMap<u64, usize>,
+    /// The stream's fingerprint (its header's), and whether a node id repeated in it: what the
+    /// state kept for patches needs.
+    pub stream: Option<String>,
+    pub repeated: bool,
 }
 
 /// Whether a diagnostic's code says the stream may lack some of its file's symbols: the file
 /// was skipped, or parsed with an error.
-fn incomplete(code: &str) -> bool {
+pub fn incomplete(code: &str) -> bool {
     tg_shared::record::SKIPPED_FILE_CODES.contains(&code)
         || matches!(code, "parse_failed" | "syntax_error")
 }
 
-#[derive(Default)]
-struct Counts {
+#[derive(Default, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Counts {
     current: u64,
     stale: u64,
     moved: u64,
     doc: u64,
+}
+
+impl Counts {
+    /// Adds (or, for a patch's removed node, takes out) one node's count.
+    pub fn count(&mut self, one: &Counts, add: bool) {
+        for (total, n) in [
+            (&mut self.current, one.current),
+            (&mut self.stale, one.stale),
+            (&mut self.moved, one.moved),
+            (&mut self.doc, one.doc),
+        ] {
+            *total = if add {
+                *total + n
+            } else {
+                total.saturating_sub(n)
+            };
+        }
+    }
+}
+
+/// A node line as this stage writes it, and what it counts: its stored intent (current, stale
+/// or moved), or in zero-token mode the first sentence of its doc comment.
+pub fn enrich_node(
+    node: &tg_shared::record::Node,
+    raw: &str,
+    store: &IntentStore,
+    enrich: Enrich,
+) -> Result<(Option<String>, Counts), Failure> {
+    let mut counts = Counts::default();
+    let lookup = store.lookup(&node.id, &node.hash);
+    match lookup {
+        Lookup::Current(_) => counts.current += 1,
+        Lookup::Stale(_) => counts.stale += 1,
+        Lookup::Moved(_) => counts.moved += 1,
+        Lookup::None => {}
+    }
+    let mut fields = fields_for(lookup, &node.hash);
+    if fields.is_none() && enrich == Enrich::Off && documents_behaviour(node.kind) {
+        fields = node
+            .doc
+            .as_deref()
+            .and_then(intents::first_sentence)
+            .map(|text| (text, None, intents::SOURCE_DOC));
+        counts.doc += u64::from(fields.is_some());
+    }
+    let had = node.intent.is_some() || node.intent_source.is_some();
+    let line = match fields.is_some() || had {
+        true => Some(patch_node(raw, fields.as_ref())?),
+        false => None,
+    };
+    Ok((line, counts))
 }
 
 /// Where the first pass writes: straight out, or a spool to replay.
@@ -165,7 +221,7 @@ fn documents_behaviour(kind: NodeKind) -> bool {
 
 /// Whether `record` is one an earlier tg-enrich in the same pipeline wrote (replaced by ours).
 /// What this stage appends: an earlier tg-enrich's are replaced.
-const OWNED: Owned = Owned {
+pub const OWNED: Owned = Owned {
     stage: STAGE,
     status: contract::NEEDS_ENRICHMENT,
     types: &[],
@@ -173,20 +229,23 @@ const OWNED: Owned = Owned {
 };
 
 fn first_pass(
-    input: &mut Input,
+    (input, header, mut check): (&mut Input, Item, StreamCheck),
     sink: &mut Sink<'_>,
     store: &IntentStore,
     enrich: Enrich,
 ) -> Result<Option<Seen>, Failure> {
-    let mut check = StreamCheck::default();
     let mut seen = Seen::default();
+    if let Some(Record::Header(header)) = &header.record {
+        seen.stream = header.fingerprint.clone();
+    }
     let mut written = 0u64;
     // Calls name a batch's or a prompt's neighbours, which `--enrich off` never writes; node
     // lines lead the replay of a spool. Held for every symbol otherwise (on the kernel, 1.9
     // million call pairs), they are not gathered when nothing will read them.
     let keep_calls = enrich != Enrich::Off;
     let keep_lines = matches!(sink, Sink::Spool(_));
-    while let Some(item) = input.next_item(&mut check) {
+    let mut next = Some(Ok(header));
+    while let Some(item) = next.take().or_else(|| input.next_item(&mut check)) {
         let item = item?;
         if OWNED.owns(item.record.as_ref()) {
             continue;
@@ -194,28 +253,9 @@ fn first_pass(
         written += 1;
         match &item.record {
             Some(Record::Node(node)) => {
-                let lookup = store.lookup(&node.id, &node.hash);
-                match lookup {
-                    Lookup::Current(_) => seen.counts.current += 1,
-                    Lookup::Stale(_) => seen.counts.stale += 1,
-                    Lookup::Moved(_) => seen.counts.moved += 1,
-                    Lookup::None => {}
-                }
-                let mut fields = fields_for(lookup, &node.hash);
-                if fields.is_none() && enrich == Enrich::Off && documents_behaviour(node.kind) {
-                    fields = node
-                        .doc
-                        .as_deref()
-                        .and_then(intents::first_sentence)
-                        .map(|text| (text, None, intents::SOURCE_DOC));
-                    seen.counts.doc += u64::from(fields.is_some());
-                }
-                let had = node.intent.is_some() || node.intent_source.is_some();
-                if fields.is_some() || had {
-                    sink.line(&patch_node(&item.raw, fields.as_ref())?)?;
-                } else {
-                    sink.line(&item.raw)?;
-                }
+                let (line, counts) = enrich_node(node, &item.raw, store, enrich)?;
+                seen.counts.count(&counts, true);
+                sink.line(line.as_deref().unwrap_or(&item.raw))?;
                 let at = match seen.index.get(&node.id) {
                     Some(&at) => at,
                     None => seen.symbols.len(),
@@ -223,6 +263,7 @@ fn first_pass(
                 if keep_lines {
                     seen.node_lines.insert(written, at);
                 }
+                seen.repeated |= at != seen.symbols.len();
                 if at == seen.symbols.len() {
                     seen.index.insert(node.id.clone(), at);
                     seen.symbols.push(SymbolInfo {
@@ -421,25 +462,19 @@ fn pending<'a>(
 /// `None` when the reader went away.
 fn read_stream(
     cli: &Cli,
+    read: (&mut Input, Item, StreamCheck),
     store: &IntentStore,
     spooling: bool,
     output: &mut Output,
 ) -> Result<Option<(Seen, Option<std::fs::File>)>, Failure> {
-    let progress = Progress::new(STAGE, cli.stage.quiet);
-    let mut input = Input::open(cli.stream.input.as_deref())?.metered(&progress);
     if !spooling {
-        let seen = first_pass(
-            &mut input,
-            &mut Sink::Out(output),
-            store,
-            cli.enrichment.mode(),
-        )?;
+        let seen = first_pass(read, &mut Sink::Out(output), store, cli.enrichment.mode())?;
         return Ok(seen.map(|seen| (seen, None)));
     }
     let file = tempfile::tempfile()
         .map_err(|e| Failure::new(exit::IO, format!("cannot create a spool file: {e}")))?;
     let mut sink = Sink::Spool(BufWriter::new(file));
-    let seen = first_pass(&mut input, &mut sink, store, cli.enrichment.mode())?;
+    let seen = first_pass(read, &mut sink, store, cli.enrichment.mode())?;
     let mut spool = None;
     if let Sink::Spool(writer) = sink {
         spool = Some(
@@ -454,16 +489,37 @@ fn read_stream(
 /// Prunes the intents of symbols that are gone and re-keys those that moved (only from a
 /// whole stream); `(pruned, moved)`.
 fn reconcile(seen: &Seen, store: &mut IntentStore, root: &std::path::Path) -> (u64, u64) {
-    let live: HashMap<String, String> = seen
-        .symbols
-        .iter()
-        .map(|s| (s.id.clone(), s.hash.clone()))
-        .collect();
+    let live = || (seen.symbols.iter()).map(|s| (s.id.clone(), s.hash.clone()));
+    reconcile_with(store, live, (&seen.files, &seen.incomplete), root)
+}
+
+/// [`reconcile`] with the stream's symbols as (id, hash) pairs, its files and its incomplete
+/// files. An empty store has nothing to prune or move: the symbols are not gathered then.
+pub fn reconcile_with<I: Iterator<Item = (String, String)>>(
+    store: &mut IntentStore,
+    live: impl FnOnce() -> I,
+    (files, incomplete): (&BTreeSet<String>, &BTreeSet<String>),
+    root: &std::path::Path,
+) -> (u64, u64) {
+    if store.entries().next().is_none() {
+        return (0, 0);
+    }
+    let live: HashMap<String, String> = live().collect();
     let keep = |entry: &intents::StoredIntent| {
         let file = entry.id.split("::").next().unwrap_or(&entry.id);
-        seen.incomplete.contains(file) || (!seen.files.contains(file) && root.join(file).exists())
+        incomplete.contains(file) || (!files.contains(file) && root.join(file).exists())
     };
     store.reconcile(&live, keep)
+}
+
+/// Removes the request file: nothing waits for an intent.
+pub fn no_request(store_dir: &Store) -> Result<(), Failure> {
+    let request_path = store_dir.path(artifacts::ENRICHMENT_REQUEST);
+    match std::fs::remove_file(&request_path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Failure::cant_write(&request_path, &e)),
+    }
 }
 
 /// The `needs_enrichment` status for the symbols `still` waiting (its next batch also written
@@ -477,11 +533,7 @@ fn request_next_batch(
 ) -> Result<Option<Status>, Failure> {
     let request_path = store_dir.path(artifacts::ENRICHMENT_REQUEST);
     if still.is_empty() || cli.enrichment.mode() == Enrich::Off {
-        return match std::fs::remove_file(&request_path) {
-            Ok(()) => Ok(None),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(Failure::cant_write(&request_path, &e)),
-        };
+        return no_request(store_dir).map(|()| None);
     }
     let shown: Vec<&(&SymbolInfo, Option<String>)> = still
         .iter()
@@ -523,11 +575,23 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
         Enrich::Auto => ProviderConfig::resolve(cli)?,
     };
     let mut output = Output::new(cli.stream.output.as_deref());
-    let Some((seen, spool_file)) = read_stream(cli, &store, provider.is_some(), &mut output)?
+    let mut input = Input::open(cli.stream.input.as_deref())?.metered(&progress);
+    let mut check = StreamCheck::accepting_patches();
+    let header = match input.next_item(&mut check) {
+        Some(item) => item?,
+        None => return check.finish(&input.name),
+    };
+    if tg_shared::patch::patch_of(&header).is_some() {
+        let patch = tg_shared::patch::read(header, &mut input, &mut check)?;
+        return crate::patched::run(cli, store_dir, (&store, provider.is_some()), patch, output);
+    }
+    let read = (&mut input, header, check);
+    let Some((seen, spool_file)) = read_stream(cli, read, &store, provider.is_some(), &mut output)?
     else {
         // The reader went away: nothing more to say, nothing committed.
         return Ok(());
     };
+    let pass_digest = store.digest().to_string();
 
     let approval = approval::read(&store_dir.path(artifacts::APPROVAL)).unwrap_or(None);
     let batch_size = cli
@@ -590,19 +654,36 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
     if let Some(status) = status {
         output.record(&Record::Status(status))?;
     }
-    counts.insert("intents_current".into(), seen.counts.current.into());
-    counts.insert("intents_stale".into(), seen.counts.stale.into());
-    counts.insert("intents_moved".into(), seen.counts.moved.into());
-    counts.insert("doc_intents".into(), seen.counts.doc.into());
-    counts.insert("pending".into(), (still.len() as u64).into());
-    counts.insert("failed".into(), (failed.len() as u64).into());
+    let pending = (still.len() as u64, failed.len() as u64);
+    finish(output, &progress, counts, &seen.counts, pending, needs)?;
+    let settings = crate::patched::settings_key(&pass_digest, cli.enrichment.mode());
+    crate::patched::save(store_dir, &seen.stream, &settings, &seen);
+    Ok(())
+}
+
+/// Writes the summary (`counts` with the intents' counts and the pending ones) and ends the
+/// stream.
+pub fn finish(
+    mut output: Output,
+    progress: &Progress,
+    mut counts: BTreeMap<String, Value>,
+    intents: &Counts,
+    (pending, failed): (u64, u64),
+    needs: bool,
+) -> Result<(), Failure> {
+    counts.insert("intents_current".into(), intents.current.into());
+    counts.insert("intents_stale".into(), intents.stale.into());
+    counts.insert("intents_moved".into(), intents.moved.into());
+    counts.insert("doc_intents".into(), intents.doc.into());
+    counts.insert("pending".into(), pending.into());
+    counts.insert("failed".into(), failed.into());
     output.record(&stage::summary(STAGE, counts))?;
     output.finish()?;
     progress.say(format_args!(
         "{} current, {} stale intents; {} approved symbols pending{}",
-        seen.counts.current + seen.counts.moved,
-        seen.counts.stale,
-        still.len(),
+        intents.current + intents.moved,
+        intents.stale,
+        pending,
         if needs { " (needs_enrichment)" } else { "" }
     ));
     Ok(())

@@ -106,6 +106,10 @@ pub const CLASSIFY_STATE: &str = "classify.state";
 /// dependency edges), with that stream's fingerprint: a patch of that stream is applied to it
 /// (inside [`CACHE_DIR`]).
 pub const PLAN_STATE: &str = "plan.state";
+/// What tg-enrich kept of the last whole stream (each symbol's id and source hash, the
+/// files, the intents' counts), with that stream's fingerprint, the intents' digest and the
+/// mode: a patch of that stream is applied to it (inside [`CACHE_DIR`]).
+pub const ENRICH_STATE: &str = "enrich.state";
 /// The words the repository's code writes, summed over its files, for dead-code (inside
 /// [`CACHE_DIR`]; `tg_lang::words::WordTable`).
 pub const WORDS: &str = "words.bin";
