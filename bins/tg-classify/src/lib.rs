@@ -239,16 +239,19 @@ struct Settings {
 
 /// Applies a patch to the state of its base stream and writes this stage's patch.
 fn run_patch(
-    store: &tg_shared::store::Store,
+    (store, progress): (&tg_shared::store::Store, &Progress),
     settings: &Settings,
     overrides: rustc_hash::FxHashMap<String, usize>,
     patch: Patch,
     output: &mut Output,
 ) -> Result<Tally, Failure> {
     let config = &settings.config;
+    progress.phase("patch read");
     let mut tally = state::load(store, &patch.of.base, &settings.key)?;
+    progress.phase("state load");
     tally.overrides = overrides;
     let applied = patched::apply(config, &mut tally, &patch)?;
+    progress.phase("apply");
     let mut no_sources = None;
     let mut tail: Vec<String> = (patch.tail.iter())
         .filter(|item| passed_through(item.record.as_ref(), &mut no_sources))
@@ -256,6 +259,7 @@ fn run_patch(
         .collect();
     let directories = overview::top_directories(&tally);
     write_artifacts(store, config, settings.has_config, &mut tally, &directories)?;
+    progress.phase("artifacts");
     for record in tail_records(
         config,
         settings.has_config,
@@ -309,10 +313,18 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         let patch = tg_shared::patch::read(header, &mut input, &mut stream)?;
         let result = patch.of.result.clone();
         let overrides = std::mem::take(&mut tally.overrides);
-        let tally = run_patch(&store, &settings, overrides, patch, &mut output)?;
+        let tally = run_patch(
+            (&store, &progress),
+            &settings,
+            overrides,
+            patch,
+            &mut output,
+        )?;
         output.finish()?;
         report(&progress, config, &tally);
+        progress.phase("patch written");
         state::save(&store, Some(&result), settings.key, tally);
+        progress.phase("state save");
         return Ok(());
     }
     let fingerprint = match &header.record {
@@ -331,7 +343,9 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     }
     output.finish()?;
     report(&progress, config, &tally);
+    progress.phase("stream");
     state::save(&store, fingerprint.as_deref(), settings.key, tally);
+    progress.phase("state save");
     Ok(())
 }
 

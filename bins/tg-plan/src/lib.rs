@@ -336,7 +336,9 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     let (mut seen, stream_id) = match tg_shared::patch::patch_of(&header) {
         Some(_) => {
             let patch = tg_shared::patch::read(header, &mut input, &mut stream)?;
+            progress.phase("patch read");
             let seen = patched::apply(&store, &intents, &patch)?;
+            progress.phase("state load and apply");
             patched::write_head(&patch, &mut output, &OWNED)?;
             (seen, Some(patch.of.result))
         }
@@ -374,8 +376,10 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
     let (plan, ranking_reused) = select::plan(&plan_input, &settings, Some(&memo));
     seen.give_back(plan_input);
     let ranking_time = started.elapsed();
+    progress.phase("ranking and selection");
     let needing = needing_intent(&seen, &plan);
     let decisions = commit_plan(cli, &store, &plan, needing, &progress)?;
+    progress.phase("plan.json");
     let Decisions {
         needing, approved, ..
     } = &decisions;
@@ -430,7 +434,9 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         ],
     ))?;
     output.finish()?;
+    progress.phase("plan");
     state::save(&store, stream_id.as_deref(), intents.digest(), &seen);
+    progress.phase("state save");
     progress.say(format_args!(
         "{} candidates of {} eligible symbols; {}/{} cross-layer calls covered; ranked in {:.2}s ({} betweenness{})",
         plan.candidates.len(),
