@@ -120,4 +120,5 @@ def main():
     print(counts)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -267,3 +267,93 @@ fn tg_enrich_refuses_a_patch_while_approved_candidates_wait_or_after_intents_cha
     let message = String::from_utf8_lossy(&refused.stderr);
     assert!(message.contains("intents"), "{message}");
 }
+
+/// A stage whose records depend on its own settings names its output as another stream: after
+/// the config changed and only tg-classify saw the new one (`tldrgraph check` runs `tg-extract
+/// | tg-classify`), tg-plan refuses a patch of what tg-classify now writes, instead of applying
+/// it to a state of nodes in their old layers.
+#[test]
+fn a_stage_after_one_whose_settings_changed_refuses_the_patch() {
+    let repo = layered_fixture("python");
+    let root = repo.path();
+    let stream = succeeded(run("tg-extract", root, &["."]), "tg-extract");
+    through_stages(root, stream.clone(), "whole");
+    let config = root.join(".tldrgraph/layers.config.yaml");
+    let text = fs::read_to_string(&config).expect("config");
+    let moved = text.replace(
+        "paths: [\"pkg/models.py\"]",
+        "paths: [\"pkg/models.py\", \"pkg/util.py\"]",
+    );
+    assert_ne!(moved, text);
+    fs::write(&config, moved).expect("config");
+    succeeded(
+        pipe_into("tg-classify", root, &stream),
+        "tg-classify, new config",
+    );
+    edit(root, "pkg/api.py", "    h()\n", "    h()\n    load()\n");
+    let (_, classified) = patch_through_classify(root);
+    let classified = succeeded(classified, "tg-classify on the patch");
+    let refused = pipe_into("tg-plan", root, &classified);
+    assert_eq!(refused.status.code(), Some(76));
+    assert!(refused.stdout.is_empty());
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(message.contains("the patch's base"), "{message}");
+}
+
+/// What tg-extract never writes is refused or not kept: a patch that drops an edge whose
+/// source is in no file it replaces (tg-plan exits 76), and a stream with an edge to a node
+/// it does not hold (no state is kept: the edge would stay unmarked when its node arrives).
+#[test]
+fn edges_outside_a_patch_s_files_or_to_no_node_are_not_patched() {
+    let repo = layered_fixture("python");
+    let root = repo.path();
+    let stream = succeeded(run("tg-extract", root, &["."]), "tg-extract");
+    through_stages(root, stream.clone(), "whole");
+    let text = String::from_utf8(stream.clone()).expect("UTF-8");
+    let lines: Vec<&str> = text.lines().collect();
+    let edge = (lines.iter())
+        .find(|line| line.starts_with("{\"type\":\"edge\"") && line.contains("\"calls\""))
+        .expect("a call edge");
+    let tail: Vec<&str> = (lines.iter())
+        .skip_while(|line| !line.starts_with("{\"type\":\"edge\""))
+        .skip_while(|line| line.starts_with("{\"type\":\"edge\""))
+        .copied()
+        .collect();
+    let fingerprint = header_of(&stream)["fingerprint"].clone();
+    let header = serde_json::json!({"type": "header", "schema": "1.0",
+        "producer": header_of(&stream)["producer"], "root": ".",
+        "patch": {"base": fingerprint, "result": "made-by-hand"}});
+    let patch = format!(
+        "{header}\n{{\"type\":\"patch\",\"section\":\"removed\"}}\n{edge}\n\
+         {{\"type\":\"patch\",\"section\":\"added\"}}\n{{\"type\":\"patch\",\"section\":\"tail\"}}\n{}\n",
+        tail.join("\n")
+    );
+    let classified = succeeded(
+        pipe_into("tg-classify", root, patch.as_bytes()),
+        "tg-classify",
+    );
+    let refused = pipe_into("tg-plan", root, &classified);
+    assert_eq!(refused.status.code(), Some(76));
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        message.contains("not a node of a file it replaces"),
+        "{message}"
+    );
+
+    let dangling = text.replacen(
+        edge,
+        &format!(
+            "{edge}\n{}",
+            edge.replacen("\"dst\":\"", "\"dst\":\"pkg/nowhere.py::", 1)
+        ),
+        1,
+    );
+    assert_ne!(dangling, text);
+    through_stages(root, dangling.into_bytes(), "dangling");
+    for state in ["classify.state", "plan.state"] {
+        assert!(
+            !root.join(".tldrgraph/cache").join(state).exists(),
+            "{state}"
+        );
+    }
+}

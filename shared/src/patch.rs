@@ -24,6 +24,36 @@ pub struct Patch {
     pub tail: Vec<Item>,
 }
 
+/// The header line `raw` with the stream it names folded with `key`: a stage whose records
+/// depend on settings of its own (a layers config, the intents) names its output as another
+/// stream than its input, so that a later stage never takes its state of an output made with
+/// other settings for this one. A whole stream's `fingerprint` and a patch's `base` and `result`
+/// are folded alike; a header without them is left as it is.
+pub fn folded_header(raw: &str, key: &str) -> String {
+    let Ok(mut header) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw)
+    else {
+        return raw.to_string();
+    };
+    let fold = |value: &mut serde_json::Value| {
+        if let Some(name) = value.as_str() {
+            *value = serde_json::Value::String(crate::hash::content_hash(
+                format!("{name}\n{key}").as_bytes(),
+            ));
+        }
+    };
+    if let Some(fingerprint) = header.get_mut("fingerprint") {
+        fold(fingerprint);
+    }
+    if let Some(serde_json::Value::Object(ends)) = header.get_mut("patch") {
+        for end in ["base", "result"] {
+            if let Some(value) = ends.get_mut(end) {
+                fold(value);
+            }
+        }
+    }
+    serde_json::Value::Object(header).to_string()
+}
+
 /// The `patch` of a header item, when it opens a patch.
 pub fn patch_of(item: &Item) -> Option<&PatchOf> {
     match &item.record {

@@ -62,6 +62,9 @@ pub struct Tally {
     /// kept between runs.
     #[serde(skip)]
     class_violations: rustc_hash::FxHashSet<(usize, usize, u32)>,
+    /// An edge with an end that is not a node of the stream was seen.
+    #[serde(skip)]
+    dangling: bool,
 }
 
 /// Edges that make one symbol depend on another; `contains` is structure, not dependency.
@@ -124,6 +127,12 @@ impl Tally {
     /// Whether no node id repeats (a foreign stream may repeat one).
     pub fn has_unique_ids(&self) -> bool {
         self.index.len() == self.nodes.len()
+    }
+
+    /// Whether an edge reached a node the stream does not hold (then no state is kept: an edge
+    /// left unmarked is not remembered, and would stay unmarked when its end arrives).
+    pub fn has_dangling_edges(&self) -> bool {
+        self.dangling
     }
 
     /// Forgets which class calls violated the layering: before the edges of a patch's section.
@@ -273,8 +282,9 @@ pub fn count_edge(tally: &mut Tally, edge: &Edge, marks: &Marks, add: bool) {
 /// Marks `edge` and returns the line to write in place of `raw`.
 pub fn edge_line(config: &LayerConfig, tally: &mut Tally, edge: &Edge, raw: &str) -> String {
     let marks = edge_marks(config, tally, edge);
-    if let Some(marks) = &marks {
-        count_edge(tally, edge, marks, true);
+    match &marks {
+        Some(marks) => count_edge(tally, edge, marks, true),
+        None => tally.dangling = true,
     }
     marked_line(edge, marks.as_ref(), raw)
 }

@@ -73,7 +73,7 @@ fn layer_overrides(
 /// edges their marks. Returns `None` when the reader went away (a success, but the stream was
 /// not seen whole), else tg-extract's word on an empty walk, for the needs_layers payload.
 fn classify_stream(
-    config: &LayerConfig,
+    (config, key): (&LayerConfig, &str),
     tally: &mut Tally,
     (header, mut stream): (Item, StreamCheck),
     input: &mut Input,
@@ -95,6 +95,10 @@ fn classify_stream(
             Some(Record::File(file)) => {
                 tally.files.insert(file.path.clone(), file.lines);
                 output.line(&item.raw)?;
+            }
+            // The stream this stage writes depends on its config as well as on its input.
+            Some(Record::Header(_)) => {
+                output.line(&tg_shared::patch::folded_header(&item.raw, key))?
             }
             record => {
                 if passed_through(record.as_ref(), &mut no_sources) {
@@ -272,7 +276,8 @@ fn run_patch(
         })?);
     }
     let sections = [&applied.removed[..], &applied.added[..], &tail[..]];
-    tg_shared::patch::write(output, &patch.header, sections)?;
+    let header = tg_shared::patch::folded_header(&patch.header, &settings.key);
+    tg_shared::patch::write(output, &header, sections)?;
     Ok(tally)
 }
 
@@ -332,7 +337,8 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         _ => None,
     };
     let read = (header, stream);
-    let Some(no_sources) = classify_stream(config, &mut tally, read, &mut input, &mut output)?
+    let classified = (config, settings.key.as_str());
+    let Some(no_sources) = classify_stream(classified, &mut tally, read, &mut input, &mut output)?
     else {
         return Ok(());
     };

@@ -40,11 +40,12 @@ pub fn settings_key(
 }
 
 /// Keeps `tally` as the state of the stream `stream`, or, when there is none (a stream without
-/// a fingerprint) or its ids repeat, removes the state so that no patch is applied to an older
-/// one. A state that cannot be written is only a lost shortcut: the next patch is refused.
+/// a fingerprint), its ids repeat or an edge reaches no node, removes the state so that no
+/// patch is applied to an older one. A state that cannot be written is only a lost shortcut: the next patch is refused.
 pub fn save(store: &Store, stream: Option<&str>, settings: String, tally: Tally) -> Tally {
     let path = store.classify_state_path();
-    let Some(stream) = stream.filter(|_| tally.has_unique_ids()) else {
+    let regular = tally.has_unique_ids() && !tally.has_dangling_edges();
+    let Some(stream) = stream.filter(|_| regular) else {
         let _ = std::fs::remove_file(&path);
         return tally;
     };

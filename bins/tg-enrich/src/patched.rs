@@ -60,7 +60,7 @@ pub fn save(store: &Store, stream: &Option<String>, settings: &str, seen: &Seen)
             hash: s.hash.clone(),
         })
         .collect();
-    let stream = stream.as_deref().filter(|_| !seen.repeated);
+    let stream = stream.as_deref().filter(|_| !seen.irregular);
     write(store, stream, settings, symbols, &seen.files, &seen.counts);
 }
 
@@ -202,6 +202,26 @@ fn swap_symbols(
     Ok(symbols)
 }
 
+/// An added symbol whose id another symbol holds too means the patch does not fit (a whole
+/// run keeps the first).
+fn check_ids_once(
+    symbols: &[Symbol],
+    added: &BTreeMap<String, Vec<Symbol>>,
+) -> Result<(), Failure> {
+    let mut seen: rustc_hash::FxHashMap<&str, bool> = (added.values().flatten())
+        .map(|s| (s.id.as_str(), false))
+        .collect();
+    for symbol in symbols {
+        if let Some(found) = seen.get_mut(symbol.id.as_str()) {
+            if *found {
+                return Err(no_base(&format!("repeats the id {}", symbol.id)));
+            }
+            *found = true;
+        }
+    }
+    Ok(())
+}
+
 /// What the tail says: the plan's candidates (by rank), whether the layers exist, the files
 /// that may lack symbols; and its lines but an earlier tg-enrich's.
 struct Tail {
@@ -284,6 +304,7 @@ pub fn run(
     let removed = section(&patch.removed, store, mode)?;
     let added = section(&patch.added, store, mode)?;
     let symbols = swap_symbols(saved.symbols, &removed.files, &added.files)?;
+    check_ids_once(&symbols, &added.files)?;
     let mut files = saved.files;
     for path in removed.files.keys() {
         files.remove(path);
@@ -327,7 +348,8 @@ pub fn run(
         removed.lines.iter().map(String::as_str).collect(),
         added.lines.iter().map(String::as_str).collect(),
     ];
-    tg_shared::patch::write_head(&mut output, &patch.header, head)?;
+    let header = tg_shared::patch::folded_header(&patch.header, &settings);
+    tg_shared::patch::write_head(&mut output, &header, head)?;
     for line in &tail.lines {
         output.line(line)?;
     }

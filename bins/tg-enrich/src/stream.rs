@@ -75,10 +75,10 @@ pub struct Seen {
     /// Line number (1-based, in stream order) of each node line, to its symbol (kept only when
     /// the stream is spooled, for its replay).
     node_lines: FxHashMap<u64, usize>,
-    /// The stream's fingerprint (its header's), and whether a node id repeated in it: what the
-    /// state kept for patches needs.
+    /// The stream's fingerprint (its header's), and whether it is irregular (a node id
+    /// repeats, or a node is not in its file's records): what the state kept for patches needs.
     pub stream: Option<String>,
-    pub repeated: bool,
+    pub irregular: bool,
 }
 
 /// Whether a diagnostic's code says the stream may lack some of its file's symbols: the file
@@ -244,6 +244,9 @@ fn first_pass(
     // million call pairs), they are not gathered when nothing will read them.
     let keep_calls = enrich != Enrich::Off;
     let keep_lines = matches!(sink, Sink::Spool(_));
+    // The stream this stage writes depends on the intents and the mode as well as its input.
+    let key = crate::patched::settings_key(store.digest(), enrich);
+    let mut file: Option<String> = None;
     let mut next = Some(Ok(header));
     while let Some(item) = next.take().or_else(|| input.next_item(&mut check)) {
         let item = item?;
@@ -263,7 +266,8 @@ fn first_pass(
                 if keep_lines {
                     seen.node_lines.insert(written, at);
                 }
-                seen.repeated |= at != seen.symbols.len();
+                seen.irregular |=
+                    at != seen.symbols.len() || file.as_deref() != Some(node.file.as_str());
                 if at == seen.symbols.len() {
                     seen.index.insert(node.id.clone(), at);
                     seen.symbols.push(SymbolInfo {
@@ -289,8 +293,13 @@ fn first_pass(
                         seen.calls.push((edge.src.clone(), edge.dst.clone()));
                     }
                     Some(Record::Candidate(candidate)) => seen.candidates.push(candidate.clone()),
-                    Some(Record::File(file)) => {
-                        seen.files.insert(file.path.clone());
+                    Some(Record::File(record)) => {
+                        seen.files.insert(record.path.clone());
+                        file = Some(record.path.clone());
+                    }
+                    Some(Record::Header(_)) => {
+                        sink.line(&tg_shared::patch::folded_header(&item.raw, &key))?;
+                        continue;
                     }
                     Some(Record::Diagnostic(diagnostic)) if incomplete(&diagnostic.code) => {
                         if let Some(file) = &diagnostic.file {

@@ -96,6 +96,10 @@ pub struct Seen {
     pub layers_missing: bool,
     pub default_layer: Option<String>,
     pub total_nodes: u64,
+    /// A node id repeated, a node's file was not its file record's, or an edge reached no
+    /// node: the state (which keeps nodes once, by file, and edges between nodes) would not
+    /// be the stream's, so none is kept.
+    pub irregular: bool,
 }
 
 /// Whether an edge counts for the ranking: an `ambiguous` edge is one of several guesses (or
@@ -173,15 +177,21 @@ fn read_stream(
     let mut seen = Seen::default();
     let mut index: FxHashMap<String, u32> = FxHashMap::default();
     let mut pending_edges: Vec<(String, String, EdgeKind)> = Vec::new();
+    let mut file: Option<String> = None;
     let mut next = Some(Ok(header));
     while let Some(item) = next {
         let item = item?;
         match &item.record {
+            Some(Record::File(record)) => file = Some(record.path.clone()),
             Some(Record::Node(node)) => {
                 seen.total_nodes += 1;
-                if !index.contains_key(&node.id) {
-                    index.insert(node.id.clone(), seen.nodes.len() as u32);
-                    seen.push_node(node, intents);
+                seen.irregular |= file.as_deref() != Some(node.file.as_str());
+                match index.contains_key(&node.id) {
+                    true => seen.irregular = true,
+                    false => {
+                        index.insert(node.id.clone(), seen.nodes.len() as u32);
+                        seen.push_node(node, intents);
+                    }
                 }
             }
             // Resolved at the end: a stream need not put nodes before edges.
@@ -200,8 +210,9 @@ fn read_stream(
     }
     stream.finish(&input.name)?;
     for (src, dst, kind) in pending_edges {
-        if let (Some(&s), Some(&d)) = (index.get(&src), index.get(&dst)) {
-            seen.edges.push((s, d, kind));
+        match (index.get(&src), index.get(&dst)) {
+            (Some(&s), Some(&d)) => seen.edges.push((s, d, kind)),
+            _ => seen.irregular = true,
         }
     }
     Ok(Some(seen))

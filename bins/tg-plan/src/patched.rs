@@ -72,6 +72,23 @@ pub fn apply(store: &Store, intents: &IntentStore, patch: &Patch) -> Result<Seen
     for item in &patch.tail {
         seen.observe_tail(item.record.as_ref());
     }
+    // Only the edges leaving a replaced file's nodes are replaced: any other is not a patch of
+    // tg-extract's.
+    let replaced: rustc_hash::FxHashSet<&str> = (removed.files.values())
+        .chain(added.files.values())
+        .flatten()
+        .map(|node| node.id.as_str())
+        .collect();
+    let edges = removed.edges.iter().chain(&added.edges);
+    if let Some(edge) = edges
+        .into_iter()
+        .find(|e| !replaced.contains(e.src.as_str()))
+    {
+        return Err(no_base(&format!(
+            "changes an edge from {}, which is not a node of a file it replaces",
+            edge.src
+        )));
+    }
     let moved = swap_nodes(&old, &mut seen, intents, &paths, (&removed, &added))?;
     renumber_edges(&old, &mut seen, &moved)?;
     let new_ids = added.files.values().flatten().map(|node| node.id.as_str());
@@ -184,9 +201,9 @@ fn add_edges<'p>(
         }
     }
     for edge in ranked() {
-        let (src, dst) = (wanted[edge.src.as_str()], wanted[edge.dst.as_str()]);
-        if src != GONE && dst != GONE {
-            seen.edges.push((src, dst, edge.kind));
+        match (wanted[edge.src.as_str()], wanted[edge.dst.as_str()]) {
+            (GONE, _) | (_, GONE) => seen.irregular = true,
+            (src, dst) => seen.edges.push((src, dst, edge.kind)),
         }
     }
     Ok(())

@@ -39,15 +39,15 @@ struct ToSave<'a> {
 }
 
 /// Keeps what `seen` holds as the state of the stream `stream`, or, when there is none (a
-/// stream without a fingerprint), removes the state so that no patch is applied to an older
-/// one. A state that cannot be written is only a lost shortcut: the next patch is refused.
+/// stream without a fingerprint) or the stream is irregular ([`Seen::irregular`]), removes the
+/// state so that no patch is applied to an older one. A state that cannot be written is only a lost shortcut: the next patch is refused.
 pub fn save(store: &Store, stream: Option<&str>, intents: &str, seen: &Seen) {
     let path = store.plan_state_path();
     let Ok(_lock) = store.lock() else {
         let _ = std::fs::remove_file(&path);
         return;
     };
-    let Some(stream) = stream else {
+    let Some(stream) = stream.filter(|_| !seen.irregular) else {
         let _ = std::fs::remove_file(&path);
         return;
     };
