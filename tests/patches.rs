@@ -206,8 +206,9 @@ fn each_stage_s_patch_applied_to_its_previous_output_gives_a_whole_run_s_bytes()
 }
 
 /// A patch whose base is not the last stream classified (the same patch given twice), or one
-/// that comes after the config changed, is refused: exit 76, nothing on stdout, the artifacts
-/// as they were.
+/// that comes after what the config says of layers changed, is refused: exit 76, nothing on
+/// stdout, the artifacts as they were. A comment or the `plan:` section changes no layer: the
+/// patch then applies.
 #[test]
 fn a_patch_of_another_stream_or_config_is_refused_and_nothing_is_written() {
     let repo = layered_fixture("python");
@@ -227,7 +228,17 @@ fn a_patch_of_another_stream_or_config_is_refused_and_nothing_is_written() {
     edit(root, "pkg/api.py", "    load()\n", "");
     let config = root.join(".tldrgraph/layers.config.yaml");
     let text = fs::read_to_string(&config).expect("config");
-    fs::write(&config, format!("{text}# edited\n")).expect("config");
+    let budget = text.replace("max_symbols: 5", "max_symbols: 6");
+    assert_ne!(budget, text);
+    fs::write(&config, format!("{budget}# edited\n")).expect("config");
+    let (_, classified) = patch_through_classify(root);
+    succeeded(classified, "after a comment and the plan's budget");
+
+    edit(root, "pkg/api.py", "    h()\n", "    h()\n    load()\n");
+    let before = artifacts(root);
+    let allowed = budget.replace("may_depend_on: [api]", "may_depend_on: [api, models]");
+    assert_ne!(allowed, budget);
+    fs::write(&config, allowed).expect("config");
     let (_, classified) = patch_through_classify(root);
     assert_eq!(classified.status.code(), Some(76), "after a config edit");
     assert!(classified.stdout.is_empty());

@@ -149,23 +149,6 @@ fn section_name(section: PatchSection) -> &'static str {
     }
 }
 
-/// Writes a patch: `header` (the line of the patch read), then each section's lines after its
-/// marker.
-pub fn write(
-    output: &mut Output,
-    header: &str,
-    [removed, added, tail]: [&[String]; 3],
-) -> Result<(), Failure> {
-    fn lines(lines: &[String]) -> Vec<&str> {
-        lines.iter().map(String::as_str).collect()
-    }
-    write_head(output, header, [lines(removed), lines(added)])?;
-    for line in tail {
-        output.line(line)?;
-    }
-    Ok(())
-}
-
 /// Writes a patch up to its tail: `header`, the removed and added sections, and the tail's
 /// marker; the caller writes the tail's lines.
 pub fn write_head(

@@ -241,14 +241,16 @@ struct Settings {
     key: String,
 }
 
-/// Applies a patch to the state of its base stream and writes this stage's patch.
+/// Applies a patch to the state of its base stream and writes this stage's patch; the tally
+/// of the patched stream, or `None` when the reader went away (then nothing is committed, as
+/// for a whole stream).
 fn run_patch(
     (store, progress): (&tg_shared::store::Store, &Progress),
     settings: &Settings,
     overrides: rustc_hash::FxHashMap<String, usize>,
     patch: Patch,
     output: &mut Output,
-) -> Result<Tally, Failure> {
+) -> Result<Option<Tally>, Failure> {
     let config = &settings.config;
     progress.phase("patch read");
     let mut tally = state::load(store, &patch.of.base, &settings.key)?;
@@ -256,29 +258,27 @@ fn run_patch(
     tally.overrides = overrides;
     let applied = patched::apply(config, &mut tally, &patch)?;
     progress.phase("apply");
+    let header = tg_shared::patch::folded_header(&patch.header, &settings.key);
+    let head =
+        [&applied.removed, &applied.added].map(|lines| lines.iter().map(String::as_str).collect());
+    tg_shared::patch::write_head(output, &header, head)?;
     let mut no_sources = None;
-    let mut tail: Vec<String> = (patch.tail.iter())
-        .filter(|item| passed_through(item.record.as_ref(), &mut no_sources))
-        .map(|item| item.raw.clone())
-        .collect();
+    for item in &patch.tail {
+        if passed_through(item.record.as_ref(), &mut no_sources) {
+            output.line(&item.raw)?;
+        }
+    }
+    if output.is_closed() {
+        return Ok(None);
+    }
     let directories = overview::top_directories(&tally);
     write_artifacts(store, config, settings.has_config, &mut tally, &directories)?;
     progress.phase("artifacts");
-    for record in tail_records(
-        config,
-        settings.has_config,
-        &tally,
-        &directories,
-        no_sources,
-    ) {
-        tail.push(serde_json::to_string(&record).map_err(|e| {
-            Failure::new(exit::SOFTWARE, format!("cannot serialise a record: {e}"))
-        })?);
+    let has_config = settings.has_config;
+    for record in tail_records(config, has_config, &tally, &directories, no_sources) {
+        output.record(&record)?;
     }
-    let sections = [&applied.removed[..], &applied.added[..], &tail[..]];
-    let header = tg_shared::patch::folded_header(&patch.header, &settings.key);
-    tg_shared::patch::write(output, &header, sections)?;
-    Ok(tally)
+    Ok(Some(tally))
 }
 
 pub fn run(cli: &Cli) -> Result<(), Failure> {
@@ -318,13 +318,10 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         let patch = tg_shared::patch::read(header, &mut input, &mut stream)?;
         let result = patch.of.result.clone();
         let overrides = std::mem::take(&mut tally.overrides);
-        let tally = run_patch(
-            (&store, &progress),
-            &settings,
-            overrides,
-            patch,
-            &mut output,
-        )?;
+        let patched = (&store, &progress);
+        let Some(tally) = run_patch(patched, &settings, overrides, patch, &mut output)? else {
+            return Ok(());
+        };
         output.finish()?;
         report(&progress, config, &tally);
         progress.phase("patch written");

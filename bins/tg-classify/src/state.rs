@@ -22,8 +22,8 @@ struct Saved {
     tally: Tally,
 }
 
-/// What the classification depends on besides the stream: the config's text and the layers
-/// the agent assigned.
+/// What the classification depends on besides the stream: what the config says of layers
+/// and the layers the agent assigned.
 pub fn settings_key(
     config: &LayerConfig,
     has_config: bool,
@@ -32,7 +32,7 @@ pub fn settings_key(
     let mut assigned: Vec<(&String, &usize)> = overrides.iter().collect();
     assigned.sort();
     let mut hasher = tg_shared::hash::Hasher::new();
-    hasher.update(format!("{has_config}\n{}\n", config.digest).as_bytes());
+    hasher.update(format!("{has_config}\n{}\n", config.layers_digest).as_bytes());
     for (id, layer) in assigned {
         hasher.update(format!("{id}\0{layer}\n").as_bytes());
     }

@@ -320,6 +320,17 @@ pub fn run(
         ));
     }
 
+    let head =
+        [&removed.lines, &added.lines].map(|lines| lines.iter().map(String::as_str).collect());
+    let header = tg_shared::patch::folded_header(&patch.header, &settings);
+    tg_shared::patch::write_head(&mut output, &header, head)?;
+    for line in &tail.lines {
+        output.line(line)?;
+    }
+    if output.is_closed() {
+        // The reader went away: nothing is committed, as for a whole stream.
+        return Ok(());
+    }
     let lock = store_dir
         .lock()
         .map_err(|e| Failure::cant_write(&store_dir.lock_path(), &e))?;
@@ -344,15 +355,6 @@ pub fn run(
     stream::no_request(store_dir)?;
     drop(lock);
 
-    let head = [
-        removed.lines.iter().map(String::as_str).collect(),
-        added.lines.iter().map(String::as_str).collect(),
-    ];
-    let header = tg_shared::patch::folded_header(&patch.header, &settings);
-    tg_shared::patch::write_head(&mut output, &header, head)?;
-    for line in &tail.lines {
-        output.line(line)?;
-    }
     stream::finish(output, &progress, summary, &counts, (0, 0), false)?;
     write(
         store_dir,

@@ -351,6 +351,10 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             let seen = patched::apply(&store, &intents, &patch)?;
             progress.phase("state load and apply");
             patched::write_head(&patch, &mut output, &OWNED)?;
+            if output.is_closed() {
+                // The reader went away: nothing is committed, as for a whole stream.
+                return Ok(());
+            }
             (seen, Some(patch.of.result))
         }
         None => {

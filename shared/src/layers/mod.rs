@@ -175,9 +175,10 @@ pub struct LayerConfig {
     pub plan: PlanSettings,
     /// `exclude:`: path globs left out of the graph.
     pub exclude: Vec<String>,
-    /// The content hash of the text the config was parsed from (empty for
-    /// [`LayerConfig::unclassified`]): state kept across runs belongs to one config.
-    pub digest: String,
+    /// The content hash of what the config says of layers: its parsed value without the
+    /// `plan:` section, so comments, formatting and the plan's settings do not count (empty for
+    /// [`LayerConfig::unclassified`]). What tg-classify writes depends on nothing else of it.
+    pub layers_digest: String,
 }
 
 /// `plan:` in layers.config.yaml; every key optional. Read by tg-plan; flags override it.
@@ -231,7 +232,7 @@ impl LayerConfig {
             default: 0,
             plan: PlanSettings::default(),
             exclude: Vec::new(),
-            digest: String::new(),
+            layers_digest: String::new(),
         }
     }
 
@@ -330,7 +331,11 @@ pub fn parse(file: &Path, text: &str) -> Result<LayerConfig, ConfigError> {
         Format::Original => original::parse(&ctx),
         Format::Native => parse_native(&ctx),
     }?;
-    config.digest = crate::hash::content_hash(text.as_bytes());
+    let mut layers_part = value;
+    if let serde_json::Value::Object(map) = &mut layers_part {
+        map.shift_remove("plan");
+    }
+    config.layers_digest = crate::hash::content_hash(layers_part.to_string().as_bytes());
     Ok(config)
 }
 
@@ -661,7 +666,7 @@ pub(crate) fn finish(
         default,
         plan: PlanSettings::default(),
         exclude: Vec::new(),
-        digest: String::new(),
+        layers_digest: String::new(),
     })
 }
 
