@@ -29,7 +29,7 @@
 use crate::metrics::{self, Betweenness, Graph};
 use rustc_hash::FxHashSet;
 use std::cmp::Ordering;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::BinaryHeap;
 use std::path::Path;
 use tg_shared::layers::PlanSettings;
 use tg_shared::record::{Candidate, CandidateMetrics, EdgeKind, NodeKind, Role};
@@ -150,25 +150,45 @@ fn product_metrics(input: &PlanInput, settings: &PlanSettings, memo: Option<&Pat
     let pagerank = ranked.pagerank.into_iter().map(finite).collect();
     let betweenness = ranked.betweenness.into_iter().map(finite).collect();
     let how = ranked.how;
-    let layer = |i: usize| input.nodes[i].layer.as_deref();
+    let layer = layer_numbers(input);
+    // Neighbours in both lists once (both are sorted and deduplicated), when in another layer.
     let cross_degree = (0..n)
         .map(|i| {
-            let neighbours: BTreeSet<u32> = graph.out[i]
-                .iter()
-                .chain(&graph.into[i])
-                .copied()
-                .filter(|&j| layer(j as usize) != layer(i))
-                .collect();
-            neighbours.len() as u32
+            let (out, into) = (&graph.out[i], &graph.into[i]);
+            let (mut a, mut b, mut count) = (0, 0, 0u32);
+            while a < out.len() || b < into.len() {
+                let next = match (out.get(a), into.get(b)) {
+                    (Some(&x), Some(&y)) if x == y => {
+                        (a, b) = (a + 1, b + 1);
+                        x
+                    }
+                    (Some(&x), Some(&y)) if x < y => {
+                        a += 1;
+                        x
+                    }
+                    (Some(&x), None) => {
+                        a += 1;
+                        x
+                    }
+                    (_, Some(&y)) => {
+                        b += 1;
+                        y
+                    }
+                    (None, None) => break,
+                };
+                count += u32::from(layer[next as usize] != layer[i]);
+            }
+            count
         })
         .collect();
     let calling_layers = (0..n)
         .map(|i| {
-            let layers: BTreeSet<&str> = graph.into[i]
-                .iter()
-                .filter_map(|&j| layer(j as usize))
-                .filter(|l| Some(*l) != layer(i))
+            let mut layers: Vec<u32> = (graph.into[i].iter())
+                .map(|&j| layer[j as usize])
+                .filter(|&l| l != NO_LAYER && l != layer[i])
                 .collect();
+            layers.sort_unstable();
+            layers.dedup();
             layers.len() as u32
         })
         .collect();
@@ -181,6 +201,24 @@ fn product_metrics(input: &PlanInput, settings: &PlanSettings, memo: Option<&Pat
         cross_degree,
         calling_layers,
     }
+}
+
+/// A node without a layer, in [`layer_numbers`].
+const NO_LAYER: u32 = u32::MAX;
+
+/// Each node's layer as a number (equal numbers, equal layers), [`NO_LAYER`] for none: the
+/// counts over neighbours compare numbers, not strings.
+fn layer_numbers(input: &PlanInput) -> Vec<u32> {
+    let mut numbers: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
+    (input.nodes.iter())
+        .map(|node| match node.layer.as_deref() {
+            Some(layer) => {
+                let next = numbers.len() as u32;
+                *numbers.entry(layer).or_insert(next)
+            }
+            None => NO_LAYER,
+        })
+        .collect()
 }
 
 /// Per node: eligible; and the counts of rankable symbols skipped as trivial and as not product.
