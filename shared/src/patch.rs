@@ -170,3 +170,83 @@ pub fn write_head(
         section: PatchSection::Tail,
     }))
 }
+
+/// What every stage's kept state begins with: the revision of its layout, the stream it is of
+/// (a header's `fingerprint`, or the `result` of the patch last applied), and the key of the
+/// settings it was made with.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StateHead {
+    pub revision: u32,
+    pub stream: String,
+    pub settings: String,
+}
+
+/// The state a stage keeps for patches, at `path`.
+pub struct KeptState<'a> {
+    pub stage: &'static str,
+    pub path: std::path::PathBuf,
+    pub store: &'a crate::store::Store,
+}
+
+impl KeptState<'_> {
+    /// Keeps `state` (sealed, under the store's lock), or, given none (a stream without a
+    /// fingerprint, or one the state could not describe), removes the state so that no patch
+    /// is applied to an older one. A state that cannot be written is only a lost shortcut: it
+    /// is removed, and the next patch is refused.
+    pub fn save<T: serde::Serialize>(&self, state: Option<&T>) {
+        let lock = self.store.lock();
+        let written = match (&lock, state) {
+            (Ok(_), Some(state)) => {
+                crate::store::AtomicFile::create(&self.path).and_then(|mut file| {
+                    crate::codec::encode_sealed_into(state, &mut file)
+                        .map_err(std::io::Error::other)?;
+                    file.commit()
+                })
+            }
+            _ => Err(std::io::Error::other("no state to keep")),
+        };
+        if written.is_err() {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+
+    /// The kept state, when its head says it is of the stream `base` made with `settings` at
+    /// layout `revision`; else why not ([`crate::exit::NO_BASE`]), `changed` saying what a
+    /// change of settings means for this stage.
+    pub fn load<T: serde::de::DeserializeOwned>(
+        &self,
+        head_of: impl Fn(&T) -> &StateHead,
+        (revision, base, settings): (u32, &str, &str),
+        changed: &str,
+    ) -> Result<T, Failure> {
+        let path = self.path.display();
+        let state: T = crate::codec::decode_sealed_file(&self.path)
+            .map_err(|e| self.no_base(&format!("{path}: {e}")))?;
+        let head = head_of(&state);
+        if head.revision != revision {
+            return Err(self.no_base(&format!("{path} was written by another version")));
+        }
+        if head.stream != base {
+            return Err(self.no_base(&format!(
+                "the last stream {} read is {}, the patch's base {base}",
+                self.stage, head.stream
+            )));
+        }
+        if head.settings != settings {
+            return Err(self.no_base(&format!("{changed} since the last stream")));
+        }
+        Ok(state)
+    }
+
+    /// [`no_base`] of this stage.
+    pub fn no_base(&self, why: &str) -> Failure {
+        no_base(self.stage, why)
+    }
+}
+
+/// A patch `stage` cannot apply, and `why`: exit 76, and the whole stream is the way on.
+pub fn no_base(stage: &str, why: &str) -> Failure {
+    Failure::new(exit::NO_BASE, format!("cannot apply the patch: {why}")).with_hint(format!(
+        "run the whole stream through {stage} (tg-extract without --patch)"
+    ))
+}

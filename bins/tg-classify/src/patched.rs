@@ -5,7 +5,6 @@
 
 use crate::classify::{self, Tally};
 use rustc_hash::FxHashMap;
-use tg_shared::exit;
 use tg_shared::layers::LayerConfig;
 use tg_shared::ndjson::Item;
 use tg_shared::patch::Patch;
@@ -117,8 +116,7 @@ pub fn add(
 
 /// A patch that does not fit the state it names as its base.
 fn not_the_base(what: &str) -> Failure {
-    Failure::new(exit::NO_BASE, format!("cannot apply the patch: it {what}"))
-        .with_hint("run the whole stream through tg-classify (tg-extract without --patch)")
+    tg_shared::patch::no_base(crate::STAGE, &format!("it {what}"))
 }
 
 /// The patch's sections as this stage writes them, and the tally of the patched stream.

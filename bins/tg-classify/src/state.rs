@@ -4,22 +4,26 @@
 use crate::classify::Tally;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use tg_shared::codec;
 use tg_shared::layers::LayerConfig;
+use tg_shared::patch::{KeptState, StateHead};
 use tg_shared::stage::Failure;
-use tg_shared::store::{self, Store};
+use tg_shared::store::Store;
 
 /// Bumped when the tally's layout or meaning changes: an older state is then not applied.
 const REVISION: u32 = 1;
 
 #[derive(Serialize, Deserialize)]
 struct Saved {
-    revision: u32,
-    /// The fingerprint of the stream the tallies are of (its header's).
-    stream: String,
-    /// [`settings_key`] of the config and the agent's layers they were classified with.
-    settings: String,
+    head: StateHead,
     tally: Tally,
+}
+
+fn kept(store: &Store) -> KeptState<'_> {
+    KeptState {
+        stage: crate::STAGE,
+        path: store.classify_state_path(),
+        store,
+    }
 }
 
 /// What the classification depends on besides the stream: what the config says of layers
@@ -39,70 +43,30 @@ pub fn settings_key(
     hasher.finish()
 }
 
-/// Keeps `tally` as the state of the stream `stream`, or, when there is none (a stream without
-/// a fingerprint), its ids repeat or an edge reaches no node, removes the state so that no
-/// patch is applied to an older one. A state that cannot be written is only a lost shortcut: the next patch is refused.
-pub fn save(store: &Store, stream: Option<&str>, settings: String, tally: Tally) -> Tally {
-    let path = store.classify_state_path();
+/// Keeps `tally` as the state of the stream `stream`; none is kept for a stream without a
+/// fingerprint, whose ids repeat, or with an edge to no node.
+pub fn save(store: &Store, stream: Option<&str>, settings: String, tally: Tally) {
     let regular = tally.has_unique_ids() && !tally.has_dangling_edges();
-    let Some(stream) = stream.filter(|_| regular) else {
-        let _ = std::fs::remove_file(&path);
-        return tally;
-    };
-    let Ok(_lock) = store.lock() else {
-        let _ = std::fs::remove_file(&path);
-        return tally;
-    };
-    let saved = Saved {
-        revision: REVISION,
-        stream: stream.to_string(),
-        settings,
+    let saved = stream.filter(|_| regular).map(|stream| Saved {
+        head: StateHead {
+            revision: REVISION,
+            stream: stream.to_string(),
+            settings,
+        },
         tally,
-    };
-    let written = store::AtomicFile::create(&path).and_then(|mut file| {
-        codec::encode_sealed_into(&saved, &mut file).map_err(std::io::Error::other)?;
-        file.commit()
     });
-    if written.is_err() {
-        let _ = std::fs::remove_file(&path);
-    }
-    saved.tally
+    kept(store).save(saved.as_ref());
 }
 
 /// The tallies of the stream `base` classified with `settings`; why not, when the state is
 /// missing, damaged, or of another stream or config.
 pub fn load(store: &Store, base: &str, settings: &str) -> Result<Tally, Failure> {
-    let path = store.classify_state_path();
-    let no_base = |why: String| {
-        Failure::new(
-            tg_shared::exit::NO_BASE,
-            format!("cannot apply the patch: {why}"),
-        )
-        .with_hint("run the whole stream through tg-classify (tg-extract without --patch)")
-    };
-    let saved: Saved = codec::decode_sealed_file(&path)
-        .map_err(|e| no_base(format!("{}: {e}", path.display())))?;
-    if saved.revision != REVISION {
-        return Err(no_base(format!(
-            "{} was written by another version",
-            path.display()
-        )));
-    }
-    if saved.stream != base {
-        return Err(no_base(format!(
-            "the last stream classified is {}, the patch's base {base}",
-            saved.stream
-        )));
-    }
-    if saved.settings != settings {
-        return Err(no_base(
-            "the layers config or the layers the agent assigned changed since the last stream"
-                .to_string(),
-        ));
-    }
+    let kept = kept(store);
+    let changed = "the layers config or the layers the agent assigned changed";
+    let saved: Saved = kept.load(|s: &Saved| &s.head, (REVISION, base, settings), changed)?;
     let mut tally = saved.tally;
     if !tally.reindex() {
-        return Err(no_base(format!("{} repeats a node id", path.display())));
+        return Err(kept.no_base("the kept state repeats a node id"));
     }
     Ok(tally)
 }

@@ -14,15 +14,14 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use tg_shared::approval;
 use tg_shared::artifacts;
-use tg_shared::codec;
 use tg_shared::contract;
 use tg_shared::exit;
 use tg_shared::intents::{IntentStore, Lookup};
 use tg_shared::ndjson::Item;
-use tg_shared::patch::Patch;
+use tg_shared::patch::{KeptState, Patch, StateHead};
 use tg_shared::record::{Candidate, Record};
 use tg_shared::stage::{Failure, Output, Progress};
-use tg_shared::store::{self, Store};
+use tg_shared::store::Store;
 
 /// Bumped when the layout or meaning of the state changes: an older state is then not applied.
 const REVISION: u32 = 1;
@@ -37,9 +36,7 @@ struct Symbol {
 
 #[derive(Serialize, Deserialize)]
 struct Saved {
-    revision: u32,
-    stream: String,
-    settings: String,
+    head: StateHead,
     symbols: Vec<Symbol>,
     files: BTreeSet<String>,
     counts: Counts,
@@ -50,8 +47,16 @@ pub fn settings_key(intents_digest: &str, mode: Enrich) -> String {
     format!("{intents_digest}/{mode:?}")
 }
 
-/// Keeps what `seen` holds as the state of its stream; with no fingerprint, or a node id that
-/// repeats, removes the state so that no patch is applied to an older one.
+fn kept(store: &Store) -> KeptState<'_> {
+    KeptState {
+        stage: crate::STAGE,
+        path: store.enrich_state_path(),
+        store,
+    }
+}
+
+/// Keeps what `seen` holds as the state of its stream; none for a stream without a
+/// fingerprint or an irregular one.
 pub fn save(store: &Store, stream: &Option<String>, settings: &str, seen: &Seen) {
     let symbols = (seen.symbols.iter())
         .map(|s| Symbol {
@@ -72,55 +77,26 @@ fn write(
     files: &BTreeSet<String>,
     counts: &Counts,
 ) {
-    let path = store.enrich_state_path();
-    let (Ok(_lock), Some(stream)) = (store.lock(), stream) else {
-        let _ = std::fs::remove_file(&path);
-        return;
-    };
-    let saved = Saved {
-        revision: REVISION,
-        stream: stream.to_string(),
-        settings: settings.to_string(),
+    let saved = stream.map(|stream| Saved {
+        head: StateHead {
+            revision: REVISION,
+            stream: stream.to_string(),
+            settings: settings.to_string(),
+        },
         symbols,
         files: files.clone(),
         counts: counts.clone(),
-    };
-    let written = store::AtomicFile::create(&path).and_then(|mut file| {
-        codec::encode_sealed_into(&saved, &mut file).map_err(std::io::Error::other)?;
-        file.commit()
     });
-    if written.is_err() {
-        let _ = std::fs::remove_file(&path);
-    }
+    kept(store).save(saved.as_ref());
 }
 
 fn no_base(why: &str) -> Failure {
-    Failure::new(exit::NO_BASE, format!("cannot apply the patch: {why}"))
-        .with_hint("run the whole stream through tg-enrich (tg-extract without --patch)")
+    tg_shared::patch::no_base(crate::STAGE, why)
 }
 
 fn load(store: &Store, base: &str, settings: &str) -> Result<Saved, Failure> {
-    let path = store.enrich_state_path();
-    let saved: Saved = codec::decode_sealed_file(&path)
-        .map_err(|e| no_base(&format!("{}: {e}", path.display())))?;
-    if saved.revision != REVISION {
-        return Err(no_base(&format!(
-            "{} was written by another version",
-            path.display()
-        )));
-    }
-    if saved.stream != base {
-        return Err(no_base(&format!(
-            "the last stream enriched is {}, the patch's base {base}",
-            saved.stream
-        )));
-    }
-    if saved.settings != settings {
-        return Err(no_base(
-            "the intents (.tldrgraph/intents.ndjson) or the mode changed since the last stream",
-        ));
-    }
-    Ok(saved)
+    let changed = "the intents (.tldrgraph/intents.ndjson) or the mode changed";
+    kept(store).load(|s: &Saved| &s.head, (REVISION, base, settings), changed)
 }
 
 /// A patch section's records as this stage writes them, with the files and symbols it names
