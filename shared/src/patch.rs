@@ -55,7 +55,7 @@ pub fn folded_header(raw: &str, key: &str) -> String {
 }
 
 /// The `patch` of a header item, when it opens a patch.
-pub fn patch_of(item: &Item) -> Option<&PatchOf> {
+fn patch_of(item: &Item) -> Option<&PatchOf> {
     match &item.record {
         Some(Record::Header(Header {
             patch: Some(of), ..
@@ -64,10 +64,51 @@ pub fn patch_of(item: &Item) -> Option<&PatchOf> {
     }
 }
 
+/// How the input of a stage that applies patches begins.
+pub enum Opened {
+    /// A whole stream: its header (read, not yet written), the check of the records to come,
+    /// and the stream the header names (its `fingerprint`, when it has one).
+    Whole {
+        header: Box<Item>,
+        check: StreamCheck,
+        stream: Option<String>,
+    },
+    /// A patch, read to its end.
+    Patch(Patch),
+}
+
+/// Reads the first record of `input`, and the rest when it opens a patch. An empty input is
+/// the error [`StreamCheck::finish`] gives it.
+pub fn open(input: &mut Input) -> Result<Opened, Failure> {
+    let mut check = StreamCheck::accepting_patches();
+    let header = match input.next_item(&mut check) {
+        Some(item) => item?,
+        None => {
+            check.finish(&input.name)?;
+            return Err(Failure::new(
+                exit::DATA,
+                format!("{}: empty input", input.name),
+            ));
+        }
+    };
+    if patch_of(&header).is_some() {
+        return read(header, input, &mut check).map(Opened::Patch);
+    }
+    let stream = match &header.record {
+        Some(Record::Header(header)) => header.fingerprint.clone(),
+        _ => None,
+    };
+    Ok(Opened::Whole {
+        header: Box::new(header),
+        check,
+        stream,
+    })
+}
+
 /// Reads the sections of the patch whose header is `header` (an item for which [`patch_of`]
 /// is `Some`) to the end of `input`. A section out of order, a record in a section it cannot be
 /// in, or a patch cut short is an error naming the input and the line.
-pub fn read(header: Item, input: &mut Input, check: &mut StreamCheck) -> Result<Patch, Failure> {
+fn read(header: Item, input: &mut Input, check: &mut StreamCheck) -> Result<Patch, Failure> {
     let Some(of) = patch_of(&header).cloned() else {
         return Err(Failure::new(
             exit::SOFTWARE,

@@ -543,7 +543,7 @@ impl Output {
 /// Checks the shape of a stream as it goes by: a `header` first, a `summary` last.
 #[derive(Debug, Default)]
 pub struct StreamCheck {
-    /// A stage that applies patches reads them ([`crate::patch::read`]); others refuse them.
+    /// A stage that applies patches reads them ([`crate::patch::open`]); others refuse them.
     accept_patches: bool,
     records: u64,
     last_was_summary: bool,

@@ -25,7 +25,7 @@ use tg_shared::contract::{self, DirectoryCount, NeedsLayers};
 use tg_shared::exit;
 use tg_shared::layers::{self, LayerConfig};
 use tg_shared::ndjson::Item;
-use tg_shared::patch::Patch;
+use tg_shared::patch::{Opened, Patch};
 use tg_shared::record::{LayerRecord, Record};
 use tg_shared::stage::{self, Failure, Input, Output, Owned, Progress, StreamCheck};
 use tg_shared::store::{self, STORE_DIR};
@@ -309,29 +309,26 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         has_config,
     };
     let config = &settings.config;
-    let mut stream = StreamCheck::accepting_patches();
-    let header = match input.next_item(&mut stream) {
-        Some(item) => item?,
-        None => return stream.finish(&input.name),
-    };
-    if tg_shared::patch::patch_of(&header).is_some() {
-        let patch = tg_shared::patch::read(header, &mut input, &mut stream)?;
-        let result = patch.of.result.clone();
-        let overrides = std::mem::take(&mut tally.overrides);
-        let patched = (&store, &progress);
-        let Some(tally) = run_patch(patched, &settings, overrides, patch, &mut output)? else {
+    let (header, stream, fingerprint) = match tg_shared::patch::open(&mut input)? {
+        Opened::Patch(patch) => {
+            let result = patch.of.result.clone();
+            let overrides = std::mem::take(&mut tally.overrides);
+            let patched = (&store, &progress);
+            let Some(tally) = run_patch(patched, &settings, overrides, patch, &mut output)? else {
+                return Ok(());
+            };
+            output.finish()?;
+            report(&progress, config, &tally);
+            progress.phase("patch written");
+            state::save(&store, Some(&result), settings.key, tally);
+            progress.phase("state save");
             return Ok(());
-        };
-        output.finish()?;
-        report(&progress, config, &tally);
-        progress.phase("patch written");
-        state::save(&store, Some(&result), settings.key, tally);
-        progress.phase("state save");
-        return Ok(());
-    }
-    let fingerprint = match &header.record {
-        Some(Record::Header(header)) => header.fingerprint.clone(),
-        _ => None,
+        }
+        Opened::Whole {
+            header,
+            check,
+            stream,
+        } => (*header, check, stream),
     };
     let read = (header, stream);
     let classified = (config, settings.key.as_str());

@@ -119,7 +119,7 @@ fn not_the_base(what: &str) -> Failure {
     tg_shared::patch::no_base(crate::STAGE, &format!("it {what}"))
 }
 
-/// The patch's sections as this stage writes them, and the tally of the patched stream.
+/// The patch's removed and added sections as this stage writes them.
 pub struct Applied {
     pub removed: Vec<String>,
     pub added: Vec<String>,

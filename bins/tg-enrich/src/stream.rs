@@ -18,6 +18,7 @@ use tg_shared::contract::{self, EnrichmentItem, NeedsEnrichment};
 use tg_shared::exit;
 use tg_shared::intents::{self, IntentStore, Lookup};
 use tg_shared::ndjson::Item;
+use tg_shared::patch::Opened;
 use tg_shared::record::{Candidate, NodeKind, Record, Role, Status};
 use tg_shared::stage::{self, Failure, Input, Output, Owned, Progress, StreamCheck};
 use tg_shared::store::{self, Store, STORE_DIR};
@@ -235,9 +236,6 @@ fn first_pass(
     enrich: Enrich,
 ) -> Result<Option<Seen>, Failure> {
     let mut seen = Seen::default();
-    if let Some(Record::Header(header)) = &header.record {
-        seen.stream = header.fingerprint.clone();
-    }
     let mut written = 0u64;
     // Calls name a batch's or a prompt's neighbours, which `--enrich off` never writes; node
     // lines lead the replay of a spool. Held for every symbol otherwise (on the kernel, 1.9
@@ -585,21 +583,25 @@ pub fn run(cli: &Cli, store_dir: &Store) -> Result<(), Failure> {
     };
     let mut output = Output::new(cli.stream.output.as_deref());
     let mut input = Input::open(cli.stream.input.as_deref())?.metered(&progress);
-    let mut check = StreamCheck::accepting_patches();
-    let header = match input.next_item(&mut check) {
-        Some(item) => item?,
-        None => return check.finish(&input.name),
+    let (header, check, stream) = match tg_shared::patch::open(&mut input)? {
+        Opened::Patch(patch) => {
+            let pass = (&store, provider.is_some());
+            return crate::patched::run(cli, store_dir, pass, patch, output);
+        }
+        Opened::Whole {
+            header,
+            check,
+            stream,
+        } => (*header, check, stream),
     };
-    if tg_shared::patch::patch_of(&header).is_some() {
-        let patch = tg_shared::patch::read(header, &mut input, &mut check)?;
-        return crate::patched::run(cli, store_dir, (&store, provider.is_some()), patch, output);
-    }
     let read = (&mut input, header, check);
-    let Some((seen, spool_file)) = read_stream(cli, read, &store, provider.is_some(), &mut output)?
+    let Some((mut seen, spool_file)) =
+        read_stream(cli, read, &store, provider.is_some(), &mut output)?
     else {
         // The reader went away: nothing more to say, nothing committed.
         return Ok(());
     };
+    seen.stream = stream;
     let pass_digest = store.digest().to_string();
 
     let approval = approval::read(&store_dir.path(artifacts::APPROVAL)).unwrap_or(None);

@@ -22,6 +22,7 @@ use tg_shared::contract::{self, NeedsConfirmation};
 use tg_shared::exit;
 use tg_shared::intents::IntentStore;
 use tg_shared::layers::{self, PlanSettings};
+use tg_shared::patch::Opened;
 use tg_shared::record::{Diagnostic, EdgeKind, Level, Record, Resolution};
 use tg_shared::stage::{self, Failure, Input, Output, Owned, Progress, StreamCheck};
 use tg_shared::store::{Store, STORE_DIR};
@@ -339,14 +340,8 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
         .map_err(|message| Failure::new(exit::DATA, message))?;
     let mut input = Input::open(cli.stream.input.as_deref())?.metered(&progress);
     let mut output = Output::new(cli.stream.output.as_deref());
-    let mut stream = StreamCheck::accepting_patches();
-    let header = match input.next_item(&mut stream) {
-        Some(item) => item?,
-        None => return stream.finish(&input.name),
-    };
-    let (mut seen, stream_id) = match tg_shared::patch::patch_of(&header) {
-        Some(_) => {
-            let patch = tg_shared::patch::read(header, &mut input, &mut stream)?;
+    let (mut seen, stream_id) = match tg_shared::patch::open(&mut input)? {
+        Opened::Patch(patch) => {
             progress.phase("patch read");
             let seen = patched::apply(&store, &intents, &patch)?;
             progress.phase("state load and apply");
@@ -357,16 +352,16 @@ pub fn run(cli: &Cli) -> Result<(), Failure> {
             }
             (seen, Some(patch.of.result))
         }
-        None => {
-            let stream_id = match &header.record {
-                Some(Record::Header(header)) => header.fingerprint.clone(),
-                _ => None,
-            };
-            let read = (header, stream);
+        Opened::Whole {
+            header,
+            check,
+            stream,
+        } => {
+            let read = (*header, check);
             let Some(seen) = read_stream(&intents, read, &mut input, &mut output)? else {
                 return Ok(());
             };
-            (seen, stream_id)
+            (seen, stream)
         }
     };
     if seen.layers_missing {
